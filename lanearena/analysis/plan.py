@@ -1,0 +1,71 @@
+"""The result of placement as plain data: where each array and scratch of a step lives in the arena, which counters
+get zeroed buffers of their own, and which arrays stay outside the arena (and why)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lanearena.model import ALIGN, Form
+
+
+@dataclass(frozen=True)
+class PlacedArray:
+    """Tensor `tensor`'s array `form`: `bytes` from `offset`, live from launch `first` to launch `last`."""
+
+    tensor: str
+    form: Form
+    offset: int
+    bytes: int
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class PlacedScratch:
+    """Launch `launch`'s scratch `tag`: `bytes` from `offset`, live while that launch runs."""
+
+    launch: int
+    tag: str
+    offset: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class Counter:
+    """Launch `launch`'s counter `tag`: a zeroed buffer of `bytes` of its own."""
+
+    launch: int
+    tag: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class OwnArray:
+    """Tensor `tensor`'s array `form`, kept in a buffer of its own for `reason` (io, weight, state, unsafe)."""
+
+    tensor: str
+    form: Form
+    bytes: int
+    reason: str
+
+
+@dataclass
+class ArenaPlan:
+    """A step's arena: its size and alignment, what lives in it, and what does not."""
+
+    bytes: int
+    align: int = ALIGN
+    arrays: list[PlacedArray] = field(default_factory=list)
+    scratch: list[PlacedScratch] = field(default_factory=list)
+    counters: list[Counter] = field(default_factory=list)
+    own: list[OwnArray] = field(default_factory=list)
+    lower_bound: int = 0
+    algorithm: str = "greedy"
+
+    def array(self, tensor: str, form: Form) -> PlacedArray | None:
+        """Where tensor `tensor`'s array `form` lives, when it is placed."""
+        return next((a for a in self.arrays if a.tensor == tensor and a.form == form), None)
+
+    def scratch_at(self, launch: int, tag: str) -> PlacedScratch | None:
+        """Where launch `launch`'s scratch `tag` lives."""
+        return next((s for s in self.scratch if s.launch == launch and s.tag == tag), None)

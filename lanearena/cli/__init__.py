@@ -1,0 +1,44 @@
+"""The `lanearena` command. Each subcommand lives in its own module with a `register(subparsers)` that adds its
+parser and sets `func` to the function that runs it; `main` turns a `UserError` into one line and exit code 2."""
+
+import argparse
+import importlib
+import sys
+
+from lanearena.errors import UserError
+
+SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of `lanearena`, with every subcommand whose module is present."""
+    p = argparse.ArgumentParser(prog="lanearena", description=__doc__.splitlines()[0])
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"lanearena.cli.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"lanearena.cli.{name}":
+                raise
+            continue
+        module.register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except UserError as e:
+        if args.debug:
+            raise
+        print(f"lanearena {args.command}: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print(f"lanearena {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Pieces of the custom assembly formats the `lane` and `arena` ops share: operands with the forms they touch
+(`%h(plain, quant)`), and parameters written `name(value)`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, StringAttr, f64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from lanearena.model import Form
+
+FORMS = tuple(f.value for f in Form)
+
+
+def print_forms(printer: Printer, forms: Sequence[str]) -> None:
+    printer.print_string("(" + ", ".join(forms) + ")")
+
+
+def parse_optional_value(parser: Parser) -> SSAValue | None:
+    """A tensor operand defined earlier in the step (`%h`), or None where no operand follows."""
+    operand = parser.parse_optional_unresolved_operand()
+    if operand is None:
+        return None
+    values = parser.ssa_values.get(operand.operand_name)
+    if values is None or operand.index >= len(values):
+        parser.raise_error(
+            f"unknown tensor '%{operand.operand_name}': no op before this one defines it", operand.span
+        )
+    return values[operand.index]
+
+
+def parse_value(parser: Parser) -> SSAValue:
+    """A tensor operand defined earlier in the step."""
+    at = parser.pos
+    value = parse_optional_value(parser)
+    if value is None:
+        parser.raise_error("expected a tensor operand (%name)", at, parser.pos)
+    return value
+
+
+def parse_touch_list(parser: Parser) -> list[tuple[SSAValue, list[str]]]:
+    """A comma-separated list of operands with forms (possibly empty before `->` or the end)."""
+    items = []
+    first = parse_optional_value(parser)
+    if first is None:
+        return items
+    items.append((first, parse_optional_forms(parser)))
+    while parser.parse_optional_punctuation(",") is not None:
+        value = parse_value(parser)
+        items.append((value, parse_optional_forms(parser)))
+    return items
+
+
+def parse_optional_forms(parser: Parser) -> list[str]:
+    """`(plain, quant)` after an operand, or nothing (plain)."""
+    if parser.parse_optional_punctuation("(") is None:
+        return [Form.PLAIN.value]
+    forms = [parser.parse_keyword_in(FORMS, " as a form (plain or quant)")]
+    while parser.parse_optional_punctuation(",") is not None:
+        forms.append(parser.parse_keyword_in(FORMS, " as a form (plain or quant)"))
+    parser.parse_punctuation(")")
+    return forms
+
+
+def print_touch_list(printer: Printer, items: Iterable[tuple[SSAValue, Sequence[str]]]) -> None:
+    """`%a, %b(quant)`: the form is left out where it is plain alone."""
+    first = True
+    for value, forms in items:
+        if not first:
+            printer.print_string(", ")
+        first = False
+        printer.print_operand(value)
+        if list(forms) != [Form.PLAIN.value]:
+            print_forms(printer, forms)
+
+
+def param_attr(value: int | float | str) -> Attribute:
+    """The attribute a parameter's value is kept in."""
+    if isinstance(value, bool):
+        raise TypeError("a parameter is an integer, a float or a string")
+    if isinstance(value, int):
+        return IntAttr(value)
+    if isinstance(value, float):
+        return FloatAttr(value, f64)
+    return StringAttr(value)
+
+
+def param_value(attr: Attribute) -> int | float | str:
+    """A parameter's value from its attribute."""
+    if isinstance(attr, IntAttr):
+        return attr.data
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    if isinstance(attr, StringAttr):
+        return attr.data
+    raise TypeError(f"unexpected parameter attribute {attr}")
+
+
+def parse_params(parser: Parser, names: Iterable[str]) -> dict[str, int | float | str]:
+    """`split(4) eps(1.0e-06) op("add")`: parameters from `names`, each at most once, in any order."""
+    names = tuple(names)
+    out: dict[str, int | float | str] = {}
+    while (name := parser.parse_optional_keyword_in(names)) is not None:
+        if name in out:
+            parser.raise_error(f"parameter '{name}' given twice")
+        parser.parse_punctuation("(")
+        if (s := parser.parse_optional_str_literal()) is not None:
+            out[name] = s
+        else:
+            out[name] = parser.parse_number()
+        parser.parse_punctuation(")")
+    return out
+
+
+def print_params(printer: Printer, params: Mapping[str, int | float | str]) -> None:
+    for name, value in params.items():
+        if isinstance(value, str):
+            printer.print_string(f" {name}(")
+            printer.print_string_literal(value)
+            printer.print_string(")")
+        else:
+            printer.print_string(f" {name}({number_literal(value)})")
+
+
+def number_literal(value: int | float) -> str:
+    """`value` as MLIR writes numbers: a float always with a point (`1.0e-05`, not `1e-05`)."""
+    text = repr(value)
+    if isinstance(value, float) and "." not in text and "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def strings(values: Iterable[str]) -> ArrayAttr[StringAttr]:
+    return ArrayAttr(StringAttr(v) for v in values)
