@@ -73,6 +73,8 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         with parser.in_angle_brackets():
             at = parser.pos
+            if parser.parse_optional_punctuation("-") is not None:
+                parser.raise_error("a tensor's dimensions are positive: a negative size is no size", at, parser.pos)
             dims, element = parser.parse_ranked_shape()
         if not dims or any(d <= 0 for d in dims):
             parser.raise_error("a tensor has at least one dimension, each positive", at, parser.pos)
@@ -365,10 +367,10 @@ def _check_form(op: IRDLOperation, v: SSAValue, forms: Sequence[str], what: str)
     for f in forms:
         if f not in FORMS:
             raise VerifyException(f"{op.name}: unknown form '{f}'")
-        if f == Form.QUANT.value and f not in owner.forms:
+        if f not in owner.forms:
             raise VerifyException(
-                f"{op.name} {what} the quantized form of '{owner.tensor_name}', which is not allocated in it "
-                f"(add forms(plain, quant) to its definition)"
+                f"{op.name} {what} the {f} form of '{owner.tensor_name}', which is not allocated in it "
+                f"(its forms are ({', '.join(owner.forms)}))"
             )
 
 
@@ -428,6 +430,9 @@ class KernelOp(LaunchOp):
                 must = "must" if operand in k.weights else "must not"
                 raise VerifyException(f"{self.name}: operand '{operand}' {must} be a lane.weight")
         params = self.param_values()
+        for name in params:
+            if name not in k.params and name not in ("pitch", "start", "width"):
+                raise VerifyException(f"{self.name}: unknown parameter '{name}'")
         for name, default in k.params.items():
             if default is None and name not in params:
                 raise VerifyException(f"{self.name}: parameter '{name}' is required")

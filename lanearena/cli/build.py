@@ -1,0 +1,44 @@
+"""`lanearena build`: writes the `lane.step` of a decoder config as `.mlir`."""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from lanearena.cli.io import write_output
+from lanearena.errors import UserError
+from lanearena.frontend.configs import CONFIGS, load
+from lanearena.frontend.decoder import ConfigError, decoder_step
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "build",
+        help="write a decoder config's step as .mlir",
+        description=f"Writes the lane.step of a decoder config as .mlir. Shipped configs: {', '.join(CONFIGS)}.",
+    )
+    p.add_argument("config", nargs="?", default="tiny", help="a shipped config's name or a JSON file (default: tiny)")
+    p.add_argument("-o", "--output", help="the .mlir file to write (default: standard output)")
+    p.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
+                   help="change one key of the config (repeatable), e.g. --set rows=8")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = load(args.config, args.settings)
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+    write_output(args.output, mlir_text(decoder_step(config)))
+    return 0
+
+
+def mlir_text(module: ModuleOp) -> str:
+    """`module` as `xdsl-opt` prints it."""
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    out.write("\n")
+    return out.getvalue()

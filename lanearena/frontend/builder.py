@@ -1,0 +1,265 @@
+"""Builds a `lane.step` op by op, as a model compiler embedding lanearena does: tensors by name, launches of the
+kernel kinds (`lanearena.kinds`) or of any other kernel, outputs. Ops are made directly, never parsed, and each is
+checked as it is added, so a mistake fails at the call that made it with a `ValueError` that names the tensor."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from lanearena import kinds
+from lanearena.dialects import lane
+from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
+
+Operand = SSAValue | tuple[SSAValue, str | Form]
+"""A read operand: a tensor value (its plain array) or a value and the form read."""
+
+Written = SSAValue | tuple[SSAValue, str | Form | Sequence[str | Form]]
+"""A written operand: a tensor value (its plain array) or a value and the form or forms written."""
+
+GenericWritten = Written | tuple[SSAValue, str | Form | Sequence[str | Form], str | WriteHow]
+"""A generic launch's written operand: as `Written`, and how it is written (`whole` by default)."""
+
+PART_PARAMS = ("pitch", "start", "width")
+"""The parameters that make a kernel launch's writes a part of every unit."""
+
+
+def _hint(name: str) -> str:
+    """An SSA name for tensor `name`, so that the printed step reads `%l0.q` for tensor "l0.q"."""
+    hint = re.sub(r"[^\w$.-]", "_", name)
+    return hint if re.match(r"[A-Za-z_$.-]", hint) else f"t{hint}"
+
+
+def _forms(forms: str | Form | Iterable[str | Form], what: str) -> tuple[str, ...]:
+    """Forms given as one form or several, as their names."""
+    forms = (forms,) if isinstance(forms, (str, Form)) else tuple(forms)
+    if not forms or any(f not in lane.FORMS for f in forms):
+        raise ValueError(f"{what}: forms are plain and quant, not {forms!r}")
+    return tuple(Form(f).value for f in forms)
+
+
+class StepBuilder:
+    """A `lane.step` under construction: `input`, `weight`, `state`, `tensor` and `view` define tensors and return
+    their values; `launch` and `generic` add launches over them; `output` marks what the step hands back; `module`
+    returns the verified step in a module."""
+
+    def __init__(self, name: str, numerics: str | Numerics = Numerics.F32):
+        try:
+            self.numerics = Numerics(numerics)
+        except ValueError:
+            raise ValueError(f"step '{name}': numerics are f32, int8 or int8x2, not {numerics!r}") from None
+        self.name = name
+        self._ops: list[Operation] = []
+        self._defs: dict[str, lane.TensorDef] = {}
+        self._outputs: list[SSAValue] = []
+        self._launch_count = 0
+        self._built = False
+
+    # --- Tensors ---------------------------------------------------------------------------------------------------
+
+    def input(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> SSAValue:
+        """A tensor the step is given (ids, positions, an activation)."""
+        return self._define(lane.InputOp(name, self._type(name, shape, elem)))
+
+    def weight(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> SSAValue:
+        """A weight: f32, or i8 (Q8_0, a scale a block of its last dimension)."""
+        return self._define(lane.WeightOp(name, self._type(name, shape, elem)))
+
+    def state(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> SSAValue:
+        """Memory kept across steps that the step reads and writes (a key/value cache)."""
+        return self._define(lane.StateOp(name, self._type(name, shape, elem)))
+
+    def tensor(
+        self,
+        name: str,
+        shape: int | Sequence[int],
+        elem: str = "f32",
+        forms: str | Form | Sequence[str | Form] = Form.PLAIN,
+    ) -> SSAValue:
+        """A tensor the step computes, allocated in `forms` (plain, and quant where a launch reads it quantized)."""
+        return self._define(lane.TensorOp(name, self._type(name, shape, elem), _forms(forms, f"tensor '{name}'")))
+
+    def view(
+        self,
+        name: str,
+        of: SSAValue,
+        offset: int,
+        shape: int | Sequence[int],
+        forms: str | Form | Sequence[str | Form] = Form.PLAIN,
+    ) -> SSAValue:
+        """An alias of computed tensor or view `of`, starting `offset` elements in, of its element type. Its quantized
+        form is `of`'s own only where `offset` is a whole number of blocks."""
+        source = self._value(of, f"view '{name}'")
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise ValueError(f"view '{name}': the offset is a whole number of elements, not {offset!r}")
+        t = self._type(name, shape, source.type.elem)
+        return self._define(lane.ViewOp(name, source, offset, t, _forms(forms, f"view '{name}'")))
+
+    # --- Launches --------------------------------------------------------------------------------------------------
+
+    def launch(
+        self, kind: str, ins: Sequence[Operand], outs: Sequence[Written], **params: int | float | str
+    ) -> lane.KernelOp:
+        """A launch of kernel kind `kind` (`gemv`, `norm`, ...): `ins` and `outs` in the kind's operand order,
+        `params` its parameters (`split=4`, `eps=1e-6`; `pitch`, `start` and `width` for a part write)."""
+        op_class = lane.KERNEL_OPS.get(kind)
+        if op_class is None:
+            raise ValueError(
+                f"unknown launch kind '{kind}' (kinds: {', '.join(lane.KERNEL_OPS)}); a kernel of another kind is "
+                "added with generic()"
+            )
+        where = f"launch #{self._launch_count} ({kind})"
+        op = op_class(
+            [self._read(v, where) for v in ins],
+            [self._written(v, where, with_how=False) for v in outs],
+            self._params(op_class.KIND, params, where),
+        )
+        return self._add(op)
+
+    def generic(
+        self,
+        kernel: str,
+        ins: Sequence[Operand],
+        outs: Sequence[GenericWritten],
+        scratch: Sequence[Scratch] = (),
+    ) -> lane.GenericLaunchOp:
+        """A launch of a kernel outside the library, with how it writes each operand (`whole`, `other`, or a
+        `model.Part`) and the scratch it asks for spelled out."""
+        where = f"launch #{self._launch_count} ({kernel})"
+        if not all(isinstance(s, Scratch) for s in scratch):
+            raise ValueError(f"{where}: scratch is a list of lanearena.model.Scratch")
+        attrs = [
+            lane.ScratchAttr(StringAttr(s.tag), StringAttr(s.elem), IntAttr(s.bytes), IntAttr(int(s.counter)))
+            for s in scratch
+        ]
+        written = [self._written(v, where, with_how=True) for v in outs]
+        return self._add(lane.GenericLaunchOp(kernel, [self._read(v, where) for v in ins], written, attrs))
+
+    def output(self, *values: SSAValue) -> None:
+        """Marks `values` as what the step hands back (never placed in the arena)."""
+        for v in values:
+            v = self._value(v, "output")
+            if v in self._outputs:
+                raise ValueError(f"output: '{v.owner.tensor_name}' is already an output")
+            self._outputs.append(v)
+
+    # --- The step --------------------------------------------------------------------------------------------------
+
+    def module(self) -> ModuleOp:
+        """The step, verified, in a builtin module. The builder is spent after this."""
+        if self._built:
+            raise ValueError(f"step '{self.name}' was already built")
+        self._built = True
+        ops = self._ops + ([lane.OutputOp(self._outputs)] if self._outputs else [])
+        module = ModuleOp([lane.StepOp(self.name, self.numerics.value, Region(Block(ops)))])
+        try:
+            module.verify()
+        except DiagnosticException as e:
+            raise ValueError(f"step '{self.name}': {e}") from e
+        return module
+
+    def value(self, name: str) -> SSAValue:
+        """The value of tensor `name`."""
+        if name not in self._defs:
+            raise ValueError(f"step '{self.name}' has no tensor '{name}'")
+        return self._defs[name].result
+
+    # --- Helpers ---------------------------------------------------------------------------------------------------
+
+    def _type(self, name: str, shape: int | Sequence[int], elem: str) -> lane.TensorType:
+        if isinstance(shape, int):
+            shape = (shape,)
+        dims = tuple(shape)
+        if not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+            raise ValueError(f"tensor '{name}': a shape is one or more positive integers, not {shape!r}")
+        if elem not in lane.ELEMENTS:
+            raise ValueError(f"tensor '{name}': elements are {', '.join(lane.ELEMENTS)}, not {elem!r}")
+        return lane.TensorType(dims, lane.ELEMENTS[elem])
+
+    def _define(self, op: lane.TensorDef) -> SSAValue:
+        self._check_open()
+        name = op.tensor_name
+        if not name:
+            raise ValueError(f"step '{self.name}': a tensor needs a name")
+        if name in self._defs:
+            raise ValueError(f"step '{self.name}': tensor name '{name}' is already defined")
+        self._verified(op, None)
+        op.result.name_hint = _hint(name)
+        self._defs[name] = op
+        self._ops.append(op)
+        return op.result
+
+    def _add(self, op: lane.LaunchOp):
+        self._check_open()
+        self._verified(op, f"launch #{self._launch_count}")
+        self._ops.append(op)
+        self._launch_count += 1
+        return op
+
+    def _check_open(self) -> None:
+        if self._built:
+            raise ValueError(f"step '{self.name}' was already built")
+
+    @staticmethod
+    def _verified(op: Operation, where: str | None) -> None:
+        """Runs `op`'s own checks now, so that a mistake fails at the call that made it (the dialect's messages
+        name the tensor; a launch's are prefixed with `where` it is)."""
+        try:
+            op.verify_()
+        except DiagnosticException as e:
+            raise ValueError(f"{where}: {e}" if where else str(e)) from e
+
+    def _value(self, v: object, where: str) -> SSAValue:
+        owner = v.owner if isinstance(v, SSAValue) else None
+        if not isinstance(owner, lane.TensorDef) or self._defs.get(owner.tensor_name) is not owner:
+            raise ValueError(f"{where}: {v!r} is not a tensor of step '{self.name}'")
+        return v
+
+    def _read(self, operand: Operand, where: str) -> tuple[SSAValue, str]:
+        if not isinstance(operand, tuple):
+            operand = (operand, Form.PLAIN)
+        if len(operand) != 2 or not isinstance(operand[1], (str, Form)):
+            raise ValueError(f"{where}: a read operand is a value or (value, form), not {operand!r}")
+        value, form = operand
+        return self._value(value, where), _forms(form, where)[0]
+
+    def _written(self, operand: GenericWritten, where: str, with_how: bool) -> tuple:
+        """A written operand as (value, forms), and how it is written where `with_how`."""
+        if not isinstance(operand, tuple):
+            operand = (operand,)
+        given = (None, Form.PLAIN, "whole")[: 3 if with_how else 2]
+        if not 1 <= len(operand) <= len(given):
+            shape = "a value, (value, forms) or (value, forms, how)" if with_how else "a value or (value, forms)"
+            raise ValueError(f"{where}: a written operand is {shape}, not {operand!r}")
+        value, forms, *how = (*operand, *given[len(operand) :])
+        return (self._value(value, where), _forms(forms, where), *(_how(h, where) for h in how))
+
+    @staticmethod
+    def _params(kind: kinds.Kind, params: dict[str, object], where: str) -> dict[str, int | float | str]:
+        """`params` checked against the kind's, integers made floats where the kind's are floats."""
+        out: dict[str, int | float | str] = {}
+        for name, value in params.items():
+            if name not in kind.params and name not in PART_PARAMS:
+                raise ValueError(
+                    f"{where}: unknown parameter '{name}' (takes {', '.join((*kind.params, *PART_PARAMS))})"
+                )
+            if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                raise ValueError(f"{where}: parameter '{name}' is an integer, a float or a string, not {value!r}")
+            default = kind.params.get(name)
+            out[name] = float(value) if isinstance(default, float) and isinstance(value, int) else value
+        return out
+
+
+def _how(how: str | WriteHow, where: str) -> Attribute:
+    """How a generic launch writes an operand, as the attribute `lane.launch` keeps."""
+    if isinstance(how, Part):
+        return lane.PartAttr(IntAttr(how.pitch), IntAttr(how.start), IntAttr(how.width))
+    if isinstance(how, (Whole, Other)):
+        how = "whole" if isinstance(how, Whole) else "other"
+    if how not in ("whole", "other"):
+        raise ValueError(f"{where}: a write is 'whole', 'other' or a lanearena.model.Part, not {how!r}")
+    return StringAttr(how)

@@ -1,0 +1,111 @@
+"""The decoder configs lanearena ships, and configs read from JSON files or changed by `key=value` settings, with
+errors that name the file, line and key."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from lanearena.frontend.decoder import FIELD_TYPES, ConfigError, DecoderConfig
+
+_TINY = dict(layers=2, hidden=128, heads=4, kv_heads=2, head_dim=32, vocab=512, max_len=64, numerics="int8",
+             split=2, attn_splits=2)
+_QWEN3 = dict(head_dim=128, vocab=151936, max_len=4096, numerics="int8", split=4, attn_splits=8, qk_norm=True,
+              norm_eps=1e-6, rope_theta=1e6)
+
+CONFIGS: dict[str, DecoderConfig] = {
+    c.name: c
+    for c in (
+        DecoderConfig("tiny", ffn=256, **_TINY),
+        DecoderConfig("tiny-moe", experts=4, topk=2, expert_ffn=64, **_TINY),
+        DecoderConfig("tiny-prefill", ffn=256, rows=4, **_TINY),
+        DecoderConfig("qwen3-0.6b", layers=28, hidden=1024, heads=16, kv_heads=8, ffn=3072, tie_embeddings=True,
+                      **_QWEN3),
+        DecoderConfig("qwen3-30b-a3b", layers=48, hidden=2048, heads=32, kv_heads=4, experts=128, topk=8,
+                      expert_ffn=768, **_QWEN3),
+    )
+}
+"""The shipped configs by name: tiny ones for tests and `lanearena run`, and Qwen3's shapes."""
+
+REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default is dataclasses.MISSING)
+
+
+def load(spec: str = "tiny", settings: Sequence[str] = ()) -> DecoderConfig:
+    """The config `spec` names (a shipped config, or a JSON file of an object of config keys; its name defaults to
+    the file's), changed by `settings` (`key=value`). A ConfigError names the file, line and key at fault."""
+    if spec in CONFIGS:
+        values = dataclasses.asdict(CONFIGS[spec])
+        origin = lambda key: f"config '{spec}'"  # noqa: E731
+    elif spec.endswith(".json") or Path(spec).exists():
+        values, origin = _read_json(Path(spec))
+    else:
+        raise ConfigError(f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file")
+    given = {setting(s)[0]: s for s in settings}
+    values.update(setting(s) for s in settings)
+    try:
+        return DecoderConfig(**values)
+    except ConfigError as e:
+        at = f"--set {given[e.key]}" if e.key in given else origin(e.key)
+        raise ConfigError(f"{at}: {e}", e.key) from None
+
+
+def setting(text: str) -> tuple[str, object]:
+    """A `key=value` setting as the key and its value in the key's type (`none` clears an optional integer)."""
+    key, eq, raw = text.partition("=")
+    key = key.strip()
+    if not eq:
+        raise ConfigError(f"--set {text}: a setting is key=value")
+    _check_key(key, f"--set {text}")
+    kind, raw = FIELD_TYPES[key], raw.strip()
+    try:
+        if kind is bool:
+            value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}[raw.lower()]
+        elif kind == int | None and raw.lower() in ("none", "null", ""):
+            value = None
+        elif kind is str:
+            value = raw
+        else:
+            value = (float if kind is float else int)(raw)
+    except (KeyError, ValueError):
+        want = {bool: "true or false", float: "a number", str: "a string"}.get(kind, "an integer")
+        raise ConfigError(f"--set {text}: {key} is {want}, not {raw!r}", key) from None
+    return key, value
+
+
+def _read_json(path: Path):
+    """The config keys of JSON file `path`, and where each key is written in it (`path:line`)."""
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"cannot read config {path}: not UTF-8 text ({e.reason})") from None
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+
+    def origin(key: str | None) -> str:
+        match = re.search(rf'"{re.escape(key)}"\s*:', text) if key else None
+        return f"{path}:{text.count(chr(10), 0, match.start()) + 1}" if match else str(path)
+
+    for key in values:
+        _check_key(key, origin(key))
+    values.setdefault("name", path.stem)
+    missing = [k for k in REQUIRED if k not in values]
+    if missing:
+        raise ConfigError(f"{path}: missing key{'s' * (len(missing) > 1)} {', '.join(missing)}", missing[0])
+    return values, origin
+
+
+def _check_key(key: str, where: str) -> None:
+    if key not in FIELD_TYPES:
+        close = difflib.get_close_matches(key, FIELD_TYPES, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else f" (keys: {', '.join(FIELD_TYPES)})"
+        raise ConfigError(f"{where}: unknown key '{key}'{hint}", key)

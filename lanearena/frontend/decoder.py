@@ -1,0 +1,266 @@
+"""A decoder step (a Qwen-style transformer, dense or mixture-of-experts, one decode row or a prefill chunk of rows)
+as a `lane.step`, from the shapes in a `DecoderConfig`. Shapes only: no weights are needed to build or place it."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+
+from lanearena.frontend.builder import StepBuilder
+from lanearena.model import QBLOCK, Form, Numerics
+
+
+class ConfigError(ValueError):
+    """A config that cannot describe a step: the message, and the key it is about (None for the whole config)."""
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
+
+
+@dataclass(frozen=True)
+class DecoderConfig:
+    """The shapes of a decoder step. `ffn` gives a dense MLP; `experts`, `topk` and `expert_ffn` a mixture of
+    experts instead. `rows` is 1 for a decode step, more for a prefill chunk; `max_len` is the key/value caches'
+    length. `split` cuts the layers' projections along `k`, `head_split` the lm-head's; `attn_splits` cuts the
+    attention over the cache. `qk_norm` norms each head of q and k before the rotation (Qwen3);
+    `tie_embeddings` makes the lm-head the embedding table."""
+
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    max_len: int
+    ffn: int | None = None
+    experts: int | None = None
+    topk: int | None = None
+    expert_ffn: int | None = None
+    rows: int = 1
+    numerics: str = Numerics.INT8.value
+    split: int = 1
+    head_split: int = 1
+    attn_splits: int = 1
+    qk_norm: bool = False
+    tie_embeddings: bool = False
+    norm_eps: float = 1e-6
+    rope_theta: float = 1e6
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, _typed(f.name, FIELD_TYPES[f.name], getattr(self, f.name)))
+        _check(self)
+
+    @property
+    def q_dim(self) -> int:
+        return self.heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    @property
+    def mixture(self) -> bool:
+        return self.experts is not None
+
+    @property
+    def quantized(self) -> bool:
+        """Whether projections read int8 activations and Q8_0 weights."""
+        return self.numerics != Numerics.F32.value
+
+
+FIELD_TYPES: dict[str, object] = typing.get_type_hints(DecoderConfig)
+"""Each config key's type: int, int | None, float, bool or str."""
+
+
+def _typed(key: str, kind: object, value: object) -> object:
+    """`value` as key `key`'s type (an integer as a float where a float is wanted), or a ConfigError."""
+    if kind is bool or kind is str:
+        if not isinstance(value, kind):
+            raise ConfigError(f"{key} is {'true or false' if kind is bool else 'a string'}, not {value!r}", key)
+        return value
+    if value is None and kind == int | None:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value) if kind is float else value
+    if kind is float and isinstance(value, float):
+        return value
+    raise ConfigError(f"{key} is {'a number' if kind is float else 'an integer'}, not {value!r}", key)
+
+
+def _check(c: DecoderConfig) -> None:
+    """Raises a ConfigError naming the key where `c`'s shapes do not make a step the kernels can run."""
+
+    def need(ok: bool, key: str, message: str) -> None:
+        if not ok:
+            raise ConfigError(message, key)
+
+    need(c.name != "", "name", "name must not be empty")
+    need(c.numerics in {n.value for n in Numerics}, "numerics", f"numerics must be f32, int8 or int8x2, not {c.numerics!r}")
+    for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "max_len", "rows", "split",
+                "head_split", "attn_splits"):
+        need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
+    need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
+    need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
+    need(c.hidden % QBLOCK == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
+    need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
+    need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
+    need(c.q_dim % QBLOCK == 0, "head_dim",
+         f"heads x head_dim ({c.q_dim}) is not a multiple of {QBLOCK} (a quantized block)")
+    need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
+    need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
+    mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
+    if c.ffn is not None:
+        given = [k for k, v in mixture.items() if v is not None]
+        need(not given, given[0] if given else "ffn",
+             "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both")
+        need(c.ffn >= 1 and c.ffn % QBLOCK == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
+    else:
+        missing = [k for k, v in mixture.items() if v is None]
+        need(not missing, "ffn", "give ffn (a dense MLP) or experts, topk and expert_ffn (a mixture): "
+             f"{', '.join(missing)} missing")
+        need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
+        need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
+        need(c.expert_ffn >= 1 and c.expert_ffn % QBLOCK == 0, "expert_ffn",
+             f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}")
+    cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
+    for what, k in cut.items():
+        need(k % (c.split * QBLOCK) == 0, "split",
+             f"split {c.split} does not cut {what} ({k}) into whole blocks of {QBLOCK}")
+    need(c.hidden % (c.head_split * QBLOCK) == 0, "head_split",
+         f"head_split {c.head_split} does not cut hidden ({c.hidden}) into whole blocks of {QBLOCK}")
+
+
+def decoder_step(c: DecoderConfig) -> ModuleOp:
+    """The step of config `c`: the embedding gathered into the residual, each layer's attention and MLP (or
+    mixture) added to it, the final norm, the lm-head and the arg-max; the token is the output, the key/value caches
+    are state."""
+    return _Decoder(c).step()
+
+
+class _Decoder:
+    """The launches of one step of `c`, in order; each tensor and weight is defined just before its first use."""
+
+    def __init__(self, c: DecoderConfig):
+        self.c = c
+        self.b = StepBuilder(c.name, c.numerics)
+        self.weight_elem = "i8" if c.quantized else "f32"
+        self.read = Form.QUANT if c.quantized else Form.PLAIN
+        """The form projections read their activation in."""
+        self.normed = (Form.PLAIN, Form.QUANT) if c.quantized else (Form.PLAIN,)
+        """The forms a projection's input is written in."""
+        self.ids = self.b.input("ids", (c.rows,), "i32")
+        self.pos = self.b.input("pos", (c.rows,), "i32")
+
+    def act(self, n: int) -> tuple[int, ...]:
+        """The shape of an activation of `n` values a row."""
+        return (n,) if self.c.rows == 1 else (self.c.rows, n)
+
+    def step(self) -> ModuleOp:
+        b, c = self.b, self.c
+        embed = b.weight("embed", (c.vocab, c.hidden), self.weight_elem)
+        x = b.tensor("x0", self.act(c.hidden))
+        b.launch("gather", ins=[embed, self.ids], outs=[x])
+        for layer in range(c.layers):
+            p = f"l{layer}."
+            x = self.mlp(p, self.attention(p, x), f"x{layer + 1}")
+        hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed)
+        lm_head = embed if c.tie_embeddings else b.weight("lm_head", (c.vocab, c.hidden), self.weight_elem)
+        logits = b.tensor("logits", self.act(c.vocab))
+        b.launch("gemv", ins=[(hf, self.read), lm_head], outs=[logits], split=c.head_split)
+        token = b.tensor("token", (c.rows,), "i32")
+        b.launch("argmax", ins=[logits], outs=[token])
+        b.output(token)
+        return b.module()
+
+    def norm(self, name: str, x: SSAValue, gain: SSAValue, forms: tuple[Form, ...]) -> SSAValue:
+        """`x` RMS-normed into a new tensor `name`, written in `forms`."""
+        out = self.b.tensor(name, x.type.dims, forms=forms)
+        self.b.launch("norm", ins=[x, gain], outs=[(out, forms)], eps=self.c.norm_eps)
+        return out
+
+    def project(self, name: str, x: SSAValue, w: SSAValue, n: int) -> SSAValue:
+        """`x` (in the form projections read) times `w` [n, k] into a new tensor `name` of `n` values a row."""
+        out = self.b.tensor(name, self.act(n))
+        self.b.launch("gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
+        return out
+
+    def quantized(self, x: SSAValue) -> None:
+        """Writes `x`'s quantized form from its plain one, where projections read int8."""
+        if self.c.quantized:
+            self.b.launch("quantize", ins=[x], outs=[(x, Form.QUANT)])
+
+    def attention(self, p: str, x: SSAValue) -> SSAValue:
+        """Layer `p`'s attention block added to the residual `x`: the new residual."""
+        b, c = self.b, self.c
+        h = self.norm(p + "h", x, b.weight(p + "attn_norm", (c.hidden,)), self.normed)
+        q, k, v = self.qkv(p, h)
+        if c.qk_norm:
+            q = self.norm(p + "qn", q, b.weight(p + "q_norm", (c.head_dim,)), (Form.PLAIN,))
+            k = self.norm(p + "kn", k, b.weight(p + "k_norm", (c.head_dim,)), (Form.PLAIN,))
+        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, theta=c.rope_theta)
+        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, theta=c.rope_theta)
+        k_cache = b.state(p + "k_cache", (c.max_len, c.kv_dim))
+        v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
+        b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
+        attn = b.tensor(p + "attn", self.act(c.q_dim), forms=self.normed)
+        b.launch("attention", ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads,
+                 kv_heads=c.kv_heads, splits=c.attn_splits)
+        self.quantized(attn)
+        o = self.project(p + "o", attn, b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem), c.hidden)
+        return self.add(p + "xa", x, o)
+
+    def qkv(self, p: str, h: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """Layer `p`'s q, k and v from the normed `h`. A decode row makes them in one projection, as views of its
+        result; a chunk's rows would interleave them, so a chunk makes each in its own."""
+        b, c = self.b, self.c
+        if c.rows > 1:
+            return tuple(
+                self.project(p + name, h, b.weight(p + "w" + name, (n, c.hidden), self.weight_elem), n)
+                for name, n in (("q", c.q_dim), ("k", c.kv_dim), ("v", c.kv_dim))
+            )
+        n = c.q_dim + 2 * c.kv_dim
+        qkv = self.project(p + "qkv", h, b.weight(p + "wqkv", (n, c.hidden), self.weight_elem), n)
+        return (
+            b.view(p + "q", qkv, 0, (c.q_dim,)),
+            b.view(p + "k", qkv, c.q_dim, (c.kv_dim,)),
+            b.view(p + "v", qkv, c.q_dim + c.kv_dim, (c.kv_dim,)),
+        )
+
+    def mlp(self, p: str, x: SSAValue, out: str) -> SSAValue:
+        """Layer `p`'s MLP (or mixture) added to the residual `x`: the new residual `out`."""
+        b, c = self.b, self.c
+        gain = b.weight(p + "mlp_norm", (c.hidden,))
+        if c.mixture:
+            # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
+            h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
+            e, f, d = c.experts, c.expert_ffn, c.hidden
+            weights = [
+                b.weight(p + "w_router", (e, d)),
+                b.weight(p + "w_gate", (e, f, d), self.weight_elem),
+                b.weight(p + "w_up", (e, f, d), self.weight_elem),
+                b.weight(p + "w_down", (e, d, f), self.weight_elem),
+            ]
+            down = b.tensor(p + "d", self.act(d))
+            b.launch("moe", ins=[h, *weights], outs=[down], experts=e, topk=c.topk)
+        else:
+            h = self.norm(p + "h2", x, gain, self.normed)
+            w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
+            w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
+            m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed)
+            b.launch("glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
+            self.quantized(m)
+            down = self.project(p + "d", m, b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem), c.hidden)
+        return self.add(out, x, down)
+
+    def add(self, name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`a + b` into a new tensor `name`."""
+        out = self.b.tensor(name, a.type.dims)
+        self.b.launch("binary", ins=[a, b], outs=[out], op="add")
+        return out
