@@ -1,0 +1,186 @@
+"""`lane-to-pycuda`'s code generator: a placed step as a Python module that allocates the arena once, keeps each
+counter in a zeroed buffer of its own, binds every array to its buffer and offset, and launches the kernels in order.
+
+The module runs on any device with the interface of `NumpyDevice` (`alloc`, `fill`, `upload`, `download`,
+`launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lanearena.analysis.plan import ArenaPlan
+from lanearena.lowering import kernels
+from lanearena.lowering.kernels import KernelCall
+from lanearena.model import ALIGN, QBLOCK, Form, Role, Step, aligned, home, quant_parts
+
+_SHIFT = 40
+"""Addresses are emitted as `b[k] + offset`: while lowering, buffer k's address stands for k << _SHIFT."""
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A device allocation the module makes: `name`, `bytes`, whether it starts zeroed (a counter), whether it is
+    poisoned (0xFF: NaN in every f32) before the step."""
+
+    name: str
+    bytes: int
+    zero: bool = False
+    poison: bool = False
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Where a tensor the caller feeds or reads back lives: buffer `buffer` at `offset`, and what it holds."""
+
+    buffer: int
+    offset: int
+    role: str
+    elem: str
+    shape: tuple[int, ...]
+
+
+@dataclass
+class Layout:
+    """Every buffer of a placed step, and where each array starts: (buffer index, byte offset) by (tensor, form),
+    and by (launch, tag) for scratch and counters. Buffer 0 is the arena."""
+
+    buffers: list[Buffer]
+    arrays: dict[tuple[str, Form], tuple[int, int]]
+    scratch: dict[tuple[int, str], tuple[int, int]]
+
+
+def layout(step: Step, plan: ArenaPlan) -> Layout:
+    """The buffers `plan` asks for and where every array, scratch and counter of `step` lives in them."""
+    buffers = [Buffer("arena", plan.bytes, poison=True)]
+    arrays: dict[tuple[str, Form], tuple[int, int]] = {(a.tensor, a.form): (0, a.offset) for a in plan.arrays}
+    scratch: dict[tuple[int, str], tuple[int, int]] = {(s.launch, s.tag): (0, s.offset) for s in plan.scratch}
+    for o in plan.own:
+        t = step.tensors[o.tensor]
+        arrays[(o.tensor, o.form)] = (len(buffers), 0)
+        buffers.append(Buffer(f"{o.tensor}:{o.form.value}", o.bytes, poison=t.role is Role.COMPUTED))
+    for c in plan.counters:
+        scratch[(c.launch, c.tag)] = (len(buffers), 0)
+        buffers.append(Buffer(f"#{c.launch}:{c.tag}", aligned(c.bytes), zero=True))
+    return Layout(buffers, arrays, scratch)
+
+
+def _view_offset(step: Step, name: str, at: str) -> int:
+    """Elements from the start of tensor `at` to the start of its view `name`."""
+    n = 0
+    while name != at:
+        t = step.tensors[name]
+        n += t.view_offset
+        name = t.view_of
+    return n
+
+
+class _Symbolic:
+    """The operands of launch `index`, with buffer k's address standing for k << _SHIFT."""
+
+    def __init__(self, step: Step, plan: ArenaPlan, lay: Layout, index: int, qblock: int):
+        self.step, self.plan, self.lay, self.index, self.qblock = step, plan, lay, index, qblock
+
+    def _addr(self, where: tuple[int, int]) -> int:
+        k, off = where
+        return ((k + 1) << _SHIFT) + off
+
+    def _array(self, tensor: str, form: Form) -> tuple[str, int, int]:
+        at = home(self.step, tensor, form, self.qblock)
+        if (at, form) not in self.lay.arrays:
+            raise KeyError(f"{tensor}:{form.value} has no buffer")
+        return at, self._addr(self.lay.arrays[(at, form)]), _view_offset(self.step, tensor, at)
+
+    def plain(self, tensor: str) -> int:
+        _, base, elems = self._array(tensor, Form.PLAIN)
+        return base + 4 * elems
+
+    def quant(self, tensor: str) -> tuple[int, int, int]:
+        at, base, elems = self._array(tensor, Form.QUANT)
+        two = self.step.numerics.two_words
+        words, low, scales = quant_parts(base, self.step.tensors[at].length, two, self.plan.align)
+        return words + elems, (low + elems if low is not None else 0), scales + elems // QBLOCK * 4
+
+    def weight(self, tensor: str) -> tuple[int, int]:
+        t = self.step.tensors[tensor]
+        base = self._addr(self.lay.arrays[(tensor, Form.PLAIN)])
+        return base, (base + aligned(t.length, ALIGN) if t.elem == "i8" else 0)
+
+    def scratch(self, tag: str) -> int:
+        return self._addr(self.lay.scratch[(self.index, tag)])
+
+    counter = scratch
+
+
+def _arg(value) -> str:
+    """A kernel argument as the emitted code writes it: a pointer as `u64(b[k] + offset)`."""
+    if isinstance(value, np.uint64):
+        v = int(value)
+        if v == 0:
+            return "u64(0)"
+        k, off = (v >> _SHIFT) - 1, v & ((1 << _SHIFT) - 1)
+        return f"u64(b[{k}] + {off})" if off else f"u64(b[{k}])"
+    if isinstance(value, np.int32):
+        return f"i32({int(value)})"
+    if isinstance(value, np.float32):
+        return f"f32({float(value)!r})"
+    raise TypeError(f"unexpected kernel argument {value!r}")
+
+
+def _call(c: KernelCall) -> str:
+    args = ", ".join(_arg(a) for a in c.args)
+    return f"    dev.launch({c.kernel!r}, {c.grid}, {c.block}, ({args},))"
+
+
+def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Binding]]:
+    """The tensors the caller feeds (inputs, weights, state) and reads back (outputs, state), and where they live."""
+    feeds, results = {}, {}
+    for t in step.tensors.values():
+        where = lay.arrays.get((t.name, Form.PLAIN))
+        if where is None:
+            continue
+        b = Binding(where[0], where[1], t.role.value, t.elem, t.shape)
+        if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE):
+            feeds[t.name] = b
+        if t.role is Role.STATE or t.name in step.outputs:
+            results[t.name] = b
+    return feeds, results
+
+
+def emit(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
+    """The Python module that runs `step` as `plan` places it."""
+    lay = layout(step, plan)
+    lines = [
+        f'"""Step @{step.name} ({step.numerics.value}) lowered by lanearena: {len(step.launches)} launches over one '
+        f"arena of {plan.bytes} bytes\n(lower bound {plan.lower_bound}, placed by {plan.algorithm}). "
+        'Call run(device, feeds) with a NumpyDevice or a CudaDevice."""',
+        "",
+        "from lanearena.lowering.runtime import f32, i32, u64, run_module",
+        "",
+        f"STEP = {step.name!r}",
+        f"NUMERICS = {step.numerics.value!r}",
+        f"ARENA_BYTES = {plan.bytes}",
+        "BUFFERS = [  # name, bytes, zeroed (a counter), poisoned before the step",
+        *(f"    ({b.name!r}, {b.bytes}, {b.zero}, {b.poison})," for b in lay.buffers),
+        "]",
+    ]
+    feeds, results = bindings(step, lay)
+    for title, table in (("FEEDS", feeds), ("RESULTS", results)):
+        lines.append(f"{title} = {{  # tensor: buffer, offset, role, element, shape")
+        lines += [f"    {n!r}: ({b.buffer}, {b.offset}, {b.role!r}, {b.elem!r}, {b.shape})," for n, b in table.items()]
+        lines.append("}")
+    lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""']
+    for i, launch in enumerate(step.launches):
+        at = _Symbolic(step, plan, lay, i, qblock)
+        lines.append(f"    # {i}: {launch.kind} ({', '.join(launch.ins)}) -> ({', '.join(launch.outs)})")
+        lines += [_call(c) for c in kernels.calls(launch, step, at)]
+    lines += [
+        "",
+        "",
+        "def run(dev, feeds):",
+        '    """Allocates the buffers on `dev`, uploads `feeds`, runs the step, and returns its outputs and state."""',
+        "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, NUMERICS, launches)",
+        "",
+    ]
+    return "\n".join(lines)

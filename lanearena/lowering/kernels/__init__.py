@@ -1,0 +1,35 @@
+"""The kernel library: for every launch kind, CUDA kernels (the `.cu` files here, compiled to the `.ptx` beside them,
+see `ptx`) and their numpy twins with the same arguments, and the calls one launch makes.
+
+`calls(launch, step, at)` turns a launch into kernel calls over the addresses `at` (an `Operands`) gives;
+`TWINS[kernel](device, grid, block, *args)` runs a kernel's twin on a `NumpyDevice`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lanearena.lowering.kernels import argmax, attention, gemv, moe, pointwise, rows
+from lanearena.lowering.kernels.base import KernelCall, Operands, check_launch, fail
+from lanearena.model import Launch, Step
+
+_FAMILIES = (rows, pointwise, gemv, attention, moe, argmax)
+
+CALLS: dict[str, Callable[[Launch, Step, Operands], list[KernelCall]]] = {
+    kind: fn for family in _FAMILIES for kind, fn in family.CALLS.items()
+}
+"""Each launch kind's lowering to kernel calls."""
+
+TWINS: dict[str, Callable[..., None]] = {name: fn for family in _FAMILIES for name, fn in family.TWINS.items()}
+"""Each kernel's numpy twin by the kernel's name: `twin(device, grid, block, *args)`."""
+
+
+def calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    """The kernel calls, in order, that run `launch` of `step` over the operands `at` resolves."""
+    lower = CALLS.get(launch.kind)
+    if lower is None:
+        raise fail(launch, "no kernels for this kind")
+    check_launch(launch)
+    return lower(launch, step, at)
+
+
+__all__ = ["CALLS", "TWINS", "KernelCall", "Operands", "calls"]

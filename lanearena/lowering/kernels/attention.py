@@ -1,0 +1,102 @@
+"""The key/value cache (attention.cu): kv_store, and attention over the cache split in chunks whose partial softmaxes
+meet in scratch; their kernel calls and numpy twins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lanearena.lowering.kernels import twin
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, operand, ptr
+from lanearena.lowering.kernels.twin import F32, I32
+from lanearena.model import Launch, Step
+
+HD_MAX = 256
+"""The largest head a block of attention holds (attention.cu's HD_MAX)."""
+
+
+def kv_store_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    k, v, pos, kc, vc = (operand(launch, step, n) for n in ("k", "v", "pos", "k_cache", "v_cache"))
+    length, width = kc.shape[0], kc.length // kc.shape[0]
+    if not k.length == v.length == pos.length * width or vc.shape != kc.shape:
+        raise fail(launch, f"k, v of {k.length}, {v.length} values are not {pos.length} rows of a {kc.shape} cache")
+    args = tuple(ptr(at.plain(t.name)) for t in (kc, vc, k, v, pos)) + (i32(width), i32(length))
+    return [KernelCall("kv_store", (pos.length, 1, 1), THREADS, args)]
+
+
+def kv_store(dev, grid, block, kc, vc, k, v, pos, width, length) -> None:
+    twin.check_block("kv_store", block)
+    width, length = int(width), int(length)
+    for r in range(grid[0]):  # a block a row
+        p = _position(dev, pos, r, length, "kv_store")
+        for cache, new in ((kc, k), (vc, v)):
+            dev.upload(int(cache) + p * width * 4, dev.download(int(new) + r * width * 4, F32, width))
+
+
+def _position(dev, pos, r: int, length: int, kernel: str) -> int:
+    """Row r's position, checked to lie in the cache."""
+    p = int(dev.download(int(pos) + r * 4, I32, 1)[0])
+    twin.require(0 <= p < length, f"{kernel}: position {p} outside a cache of {length}")
+    return p
+
+
+def attention_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    q, kc, vc, pos, out = (operand(launch, step, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
+    heads, kv_heads, splits = (int(launch.params[p]) for p in ("heads", "kv_heads", "splits"))
+    # Heads and rows as kinds.launch sized the scratch: q is [rows, heads * hd].
+    hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
+    if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or splits < 1:
+        raise fail(launch, f"q {q.shape} is not {rows} rows of {heads} heads, or {kv_heads} kv heads do not "
+                   f"divide them, or splits {splits} < 1")
+    if hd > HD_MAX or kc.length != length * kv_heads * hd or vc.shape != kc.shape:
+        raise fail(launch, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
+    split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
+    args = (*(ptr(at.plain(t.name)) for t in (out, q, kc, vc, pos)), *split,
+            *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))))
+    return [KernelCall("attention", (splits, heads, rows), THREADS, args)]
+
+
+def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd, length, chunk) -> None:
+    twin.check_block("attention", block)
+    splits, heads, rows = grid
+    hd, length, chunk = int(hd), int(length), int(chunk)
+    group, width = heads // int(kv_heads), int(kv_heads) * hd
+    counts = twin.Counters(dev, "attention", ac, rows * heads) if splits > 1 else None
+    shape = (rows, heads, splits, hd + 2)
+    parts = dev.view(int(ap), F32, int(np.prod(shape))).reshape(shape) if splits > 1 else None
+    for r, h, c in np.ndindex(rows, heads, splits):  # a block a chunk of a head of a row
+        head = (r * heads + h) * hd * 4
+        p = _position(dev, pos, r, length, "attention")
+        t0, t1 = c * chunk, min(c * chunk + chunk, p + 1, length)
+        top, total, values = _chunk(dev, dev.download(int(q) + head, F32, hd), kc, vc, t0, t1, width, (h // group) * hd)
+        if splits == 1:
+            dev.upload(int(out) + head, values / total)
+            continue
+        parts[r, h, c, 0], parts[r, h, c, 1], parts[r, h, c, 2:] = top, total, values
+        if counts.arrive(slice(r * heads + h, r * heads + h + 1), splits):
+            got = parts[r, h].copy()
+            w = _weights(got[:, 0], got[:, 0].max())
+            dev.upload(int(out) + head, twin.sum_in_order(got[:, 2:] * w[:, None]) / twin.sum_in_order(got[:, 1] * w))
+
+
+def _weights(m: np.ndarray, top) -> np.ndarray:
+    """exp(m - top), 0 where a part saw no position (m = -inf)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(m == -np.inf, F32(0), np.exp(m - top))
+
+
+def _chunk(dev, q: np.ndarray, kc, vc, t0: int, t1: int, width: int, kv: int):
+    """A head's softmax over positions [t0, t1) of the cache (its values `kv` into rows of `width`): the top score,
+    the sum of exp(score - top), the values weighed by exp(score - top)."""
+    hd = q.size
+    if t1 <= t0:
+        return F32(-np.inf), F32(0), np.zeros(hd, F32)
+    rows = [dev.download(int(c) + t0 * width * 4, F32, (t1 - t0) * width).reshape(t1 - t0, width) for c in (kc, vc)]
+    keys, values = (v[:, kv : kv + hd] for v in rows)
+    scores = (keys @ q) * (F32(1) / np.sqrt(F32(hd)))
+    top = scores.max()
+    e = np.exp(scores - top)
+    return top, e.sum(dtype=F32), e @ values
+
+
+CALLS = {"kv_store": kv_store_calls, "attention": attention_calls}
+TWINS = {"kv_store": kv_store, "attention": attention}

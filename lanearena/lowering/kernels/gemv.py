@@ -1,0 +1,115 @@
+"""Matrix products (gemv.cu): gemv and glu, cut along k in `split` parts whose sums meet in scratch; their kernel
+calls and numpy twins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lanearena.lowering.kernels import twin
+from lanearena.lowering.kernels.base import (
+    THREADS,
+    TILE,
+    KernelCall,
+    Operands,
+    activation,
+    cdiv,
+    fail,
+    i32,
+    k_part,
+    operand,
+    ptr,
+    quantized,
+    weight,
+)
+from lanearena.lowering.kernels.twin import F32
+from lanearena.model import Launch, Step
+
+
+def _shape(launch: Launch, step: Step, w_name: str) -> tuple[int, int, int, int]:
+    """(rows, n, k, split) of a product, checked."""
+    x, w = operand(launch, step, "x"), operand(launch, step, w_name)
+    n, k = w.shape[0], w.length // w.shape[0]
+    split = int(launch.params.get("split", 1))
+    if x.length % k or split < 1:
+        raise fail(launch, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
+    quantized(launch, step, k)
+    return x.length // k, n, k, split
+
+
+def _split(launch: Launch, at: Operands, split: int, parts: str, counts: str) -> tuple[np.uint64, np.uint64]:
+    """The partial sums' and counters' pointers of a split (null when not split)."""
+    if split == 1:
+        return ptr(0), ptr(0)
+    return ptr(at.scratch(parts)), ptr(at.counter(counts))
+
+
+def gemv_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    rows, n, k, split = _shape(launch, step, "w")
+    x, w, out = (operand(launch, step, name).name for name in ("x", "w", "out"))
+    pitch, start = int(launch.params.get("pitch", n)), int(launch.params.get("start", 0))
+    if int(launch.params.get("width", n)) != n or start + n > pitch:
+        raise fail(launch, f"{n} columns do not fit [start, start + width) of a pitch of {pitch}")
+    out_at = ptr(at.plain(out) + start * 4)
+    args = (out_at, i32(pitch), *activation(launch, at, x), *weight(launch, step, at, w),
+            *_split(launch, at, split, "fp", "fq"), i32(n), i32(k), i32(k_part(k, split)))
+    return [KernelCall("gemv", (cdiv(n, TILE), split, rows), THREADS, args)]
+
+
+def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, fp, fq, n, k, kpart) -> None:
+    twin.check_block("gemv", block)
+
+    def finish(c0: int, sums: list[np.ndarray]) -> None:
+        _store(dev, out, pitch, c0, sums[0])
+
+    _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, int(n), int(k), int(kpart), "gemv", finish)
+
+
+def _blocks(dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, kpart: int, kernel: str, finish) -> None:
+    """A product's blocks: each tile's and part's dots with every weight, for every row (a wave). Split, the parts'
+    sums go to scratch `parts` ([weights, split, rows, n]) and the last part of a tile to arrive at `counts` adds them
+    in order; whole, or added up, a tile's sums (one [rows, columns] a weight) go to `finish(first column, sums)`.
+    A tile's parts run one after the other, so that it is finished before the next tile reads x."""
+    tiles, split, rows = grid
+    shape = (len(weights), split, rows, n)
+    arrived = twin.Counters(dev, kernel, counts, rows * tiles) if split > 1 else None
+    sums = dev.view(int(parts), F32, int(np.prod(shape))).reshape(shape) if split > 1 else None
+    for tile, part in np.ndindex(tiles, split):
+        k0, k1 = min(k, part * kpart), min(k, (part + 1) * kpart)
+        c0, c1 = tile * TILE, min(n, (tile + 1) * TILE)
+        a = twin.activation(dev, x, range(rows), k, k0, k1)
+        got = [twin.dot(a, twin.weight(dev, w, ws, c0, c1 - c0, k, k0, k1)) for w, ws in weights]
+        if split == 1:
+            finish(c0, got)
+            continue
+        sums[:, part, :, c0:c1] = got
+        if arrived.arrive(slice(tile, None, tiles), split):
+            finish(c0, [twin.sum_in_order(s[:, :, c0:c1]) for s in sums])
+
+
+def _store(dev, out, pitch, c0: int, values: np.ndarray) -> None:
+    """Row r of `values` written at out[r * pitch + c0]."""
+    for r, row in enumerate(values):
+        dev.upload(int(out) + (r * int(pitch) + c0) * 4, row)
+
+
+def glu_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    rows, n, k, split = _shape(launch, step, "w_gate")
+    x, wg, wu, out = (operand(launch, step, name).name for name in ("x", "w_gate", "w_up", "out"))
+    weights = (*weight(launch, step, at, wg), *weight(launch, step, at, wu))
+    args = (ptr(at.plain(out)), *activation(launch, at, x), *weights, *_split(launch, at, split, "gp", "gq"), i32(n),
+            i32(k), i32(k_part(k, split)))
+    return [KernelCall("glu", (cdiv(n, TILE), split, rows), THREADS, args)]
+
+
+def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, gp, gq, n, k, kpart) -> None:
+    twin.check_block("glu", block)
+
+    def finish(c0: int, sums: list[np.ndarray]) -> None:
+        gate, up = sums
+        _store(dev, out, n, c0, twin.silu(gate) * up)
+
+    _blocks(dev, grid, (x, xh, xl, xs), [(wg, wgs), (wu, wus)], gp, gq, int(n), int(k), int(kpart), "glu", finish)
+
+
+CALLS = {"gemv": gemv_calls, "glu": glu_calls}
+TWINS = {"gemv": gemv, "glu": glu}

@@ -1,0 +1,126 @@
+"""An expert mixture (moe.cu): router logits and top-k choices, each choice's gated hidden row (quantized under int8
+numerics), and the choices' down projections weighed by their gates; its kernel calls and numpy twins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lanearena.lowering.kernels import twin
+from lanearena.lowering.kernels.base import (
+    THREADS,
+    TILE,
+    KernelCall,
+    Operands,
+    activation,
+    cdiv,
+    fail,
+    i32,
+    operand,
+    ptr,
+    quantized,
+    weight,
+)
+from lanearena.lowering.kernels.rows import quantize_call
+from lanearena.lowering.kernels.twin import F32, I32
+from lanearena.model import QBLOCK, Launch, Numerics, Step
+
+TOPK_MAX = 32
+"""The most choices a row may make (moe.cu's TOPK_MAX)."""
+
+WARPS = THREADS[0] // 32
+"""Router logits a block computes: one a warp."""
+
+
+def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    x, wr, wg, wu, wd, out = (operand(launch, step, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
+    experts, topk = int(launch.params["experts"]), int(launch.params["topk"])
+    _, f, d = wg.shape
+    rows = x.length // d
+    if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or out.length != x.length:
+        raise fail(launch, f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
+                   f"{experts} experts over rows of {d} ({x.length} values)")
+    if not 1 <= topk <= min(experts, TOPK_MAX) or rows * d != x.length:
+        raise fail(launch, f"top {topk} of {experts} experts (at most {TOPK_MAX}), or {x.length} values not rows")
+    if (quantized(launch, step, d) or step.numerics is not Numerics.F32) and f % QBLOCK:
+        raise fail(launch, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
+    router, router_scales = weight(launch, step, at, wr.name)
+    if router_scales:
+        raise fail(launch, "the router must be f32")
+    xs = activation(launch, at, x.name)
+    ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
+    sizes = (i32(d), i32(f), i32(topk))
+    calls = [
+        KernelCall("moe_route", (cdiv(experts, WARPS), rows, 1), THREADS,
+                   (ptr(at.scratch("rl")), ids, gates, ptr(at.counter("rc")), *xs, router, i32(d), i32(experts),
+                    i32(topk))),
+        KernelCall("moe_hidden", (cdiv(f, TILE), topk, rows), THREADS,
+                   (h, *xs, ids, *weight(launch, step, at, wg.name), *weight(launch, step, at, wu.name), *sizes)),
+    ]
+    hidden = (h, ptr(0), ptr(0), ptr(0))
+    if step.numerics is not Numerics.F32:
+        hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl") if step.numerics.two_words else 0), ptr(at.scratch("hs")))
+        calls.append(quantize_call(h, hq, rows * topk * f))
+        hidden = (ptr(0), *hq)
+    calls.append(KernelCall("moe_down", (cdiv(d, TILE), rows, 1), THREADS,
+                            (ptr(at.plain(out.name)), *hidden, ids, gates, *weight(launch, step, at, wd.name), *sizes)))
+    return calls
+
+
+def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk) -> None:
+    twin.check_block("moe_route", block)
+    blocks, rows = grid[0], grid[1]
+    d, experts, topk = int(d), int(experts), int(topk)
+    twin.require(blocks == cdiv(experts, WARPS), f"moe_route: {blocks} blocks for {experts} experts")
+    counts = twin.Counters(dev, "moe_route", rc, rows)
+    for r, b in np.ndindex(rows, blocks):  # a block WARPS experts of a row
+        e0, e1 = b * WARPS, min(experts, (b + 1) * WARPS)
+        a = twin.activation(dev, (x, xh, xl, xs), range(r, r + 1), d, 0, d)
+        dev.upload(int(rl) + (r * experts + e0) * 4, twin.dot(a, twin.weight(dev, wr, 0, e0, e1 - e0, d, 0, d))[0])
+        if counts.arrive(slice(r, r + 1), blocks):
+            _choose(dev, int(rl) + r * experts * 4, int(ids) + r * topk * 4, int(gates) + r * topk * 4, experts, topk)
+
+
+def _choose(dev, logits: int, ids: int, gates: int, experts: int, topk: int) -> None:
+    """The last block of a row: its `topk` largest logits (ties to the lower expert) picked one by one, each written
+    as it is picked, and their softmax."""
+    picked: list[int] = []
+    for j in range(topk):
+        free = np.setdiff1d(np.arange(experts), picked)
+        best = int(free[np.argmax(dev.download(logits, F32, experts)[free])])  # argmax: the first of equals
+        picked.append(best)
+        dev.upload(ids + j * 4, np.array([best], I32))
+    top = dev.download(logits, F32, experts)[picked]
+    e = np.exp(top - top[0])
+    dev.upload(gates, e / twin.sum_in_order(e))
+
+
+def moe_hidden(dev, grid, block, h, x, xh, xl, xs, ids, wg, wgs, wu, wus, d, f, topk) -> None:
+    twin.check_block("moe_hidden", block)
+    tiles, topk, rows = grid
+    d, f = int(d), int(f)
+    for r, j, tile in np.ndindex(rows, topk, tiles):  # a block a tile of a choice's hidden row
+        choice, c0, c1 = r * topk + j, tile * TILE, min(f, (tile + 1) * TILE)
+        e = int(dev.download(int(ids) + choice * 4, I32, 1)[0])
+        a = twin.activation(dev, (x, xh, xl, xs), range(r, r + 1), d, 0, d)
+        g = twin.dot(a, twin.weight(dev, wg, wgs, e * f + c0, c1 - c0, d, 0, d))[0]
+        u = twin.dot(a, twin.weight(dev, wu, wus, e * f + c0, c1 - c0, d, 0, d))[0]
+        dev.upload(int(h) + (choice * f + c0) * 4, twin.silu(g) * u)
+
+
+def moe_down(dev, grid, block, out, h, hh, hl, hs, ids, gates, wd, wds, d, f, topk) -> None:
+    twin.check_block("moe_down", block)
+    tiles, rows = grid[0], grid[1]
+    d, f, topk = int(d), int(f), int(topk)
+    for r, tile in np.ndindex(rows, tiles):  # a block a tile of a row
+        c0, c1 = tile * TILE, min(d, (tile + 1) * TILE)
+        chosen = dev.download(int(ids) + r * topk * 4, I32, topk)
+        weights = dev.download(int(gates) + r * topk * 4, F32, topk)
+        acc = np.zeros(c1 - c0, F32)
+        for j, e in enumerate(chosen):
+            a = twin.activation(dev, (h, hh, hl, hs), range(r * topk + j, r * topk + j + 1), f, 0, f)
+            acc += weights[j] * twin.dot(a, twin.weight(dev, wd, wds, int(e) * d + c0, c1 - c0, f, 0, f))[0]
+        dev.upload(int(out) + (r * d + c0) * 4, acc)
+
+
+CALLS = {"moe": moe_calls}
+TWINS = {"moe_route": moe_route, "moe_hidden": moe_hidden, "moe_down": moe_down}

@@ -1,0 +1,61 @@
+"""Value-wise kinds (pointwise.cu): binary and rope; their kernel calls and numpy twins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lanearena.kinds import BINARY_OPS
+from lanearena.lowering.kernels import twin
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, f32, fail, i32, operand, ptr
+from lanearena.lowering.kernels.twin import F32, I32
+from lanearena.model import Launch, Step
+
+
+def binary_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    a, b, out = (operand(launch, step, n) for n in ("a", "b", "out"))
+    op = launch.params["op"]
+    if op not in BINARY_OPS:
+        raise fail(launch, f"op '{op}' is none of {', '.join(BINARY_OPS)}")
+    if not a.length == b.length == out.length:
+        raise fail(launch, f"operands of {a.length}, {b.length} and {out.length} values")
+    n = out.length
+    args = (ptr(at.plain(out.name)), ptr(at.plain(a.name)), ptr(at.plain(b.name)), i32(n), i32(BINARY_OPS.index(op)))
+    return [KernelCall("binary", (cdiv(n, THREADS[0]), 1, 1), THREADS, args)]
+
+
+def binary(dev, grid, block, out, a, b, n, op) -> None:
+    twin.check_block("binary", block)
+    n, each = int(n), THREADS[0]
+    twin.require(grid[0] == cdiv(n, each), f"binary: grid {grid} for {n} values")
+    for at in range(0, n, each):  # a block THREADS values
+        count = min(each, n - at)
+        x, y = dev.download(int(a) + at * 4, F32, count), dev.download(int(b) + at * 4, F32, count)
+        dev.upload(int(out) + at * 4, x * y if BINARY_OPS[op] == "mul" else x + y)
+
+
+def rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    pos, x = operand(launch, step, "pos"), operand(launch, step, "x")
+    heads, rows = int(launch.params["heads"]), pos.length
+    hd = x.length // (rows * heads)
+    if hd % 2 or hd * heads * rows != x.length:
+        raise fail(launch, f"{x.length} values are not {rows} rows of {heads} heads of an even size")
+    args = (ptr(at.plain(x.name)), ptr(at.plain(pos.name)), i32(heads), i32(hd), f32(launch.params["theta"]))
+    return [KernelCall("rope", (heads, rows, 1), THREADS, args)]
+
+
+def rope(dev, grid, block, x, pos, heads, hd, theta) -> None:
+    twin.check_block("rope", block)
+    heads, rows = grid[0], grid[1]
+    hd, half = int(hd), int(hd) // 2
+    freq = np.float64(theta) ** (-2.0 * np.arange(half) / hd)
+    for r in range(rows):
+        f = float(dev.download(int(pos) + r * 4, I32, 1)[0]) * freq
+        c, s = np.cos(f).astype(F32), np.sin(f).astype(F32)
+        for h in range(heads):  # a block a head of a row
+            at = int(x) + (r * heads + h) * hd * 4
+            a, b = np.split(dev.download(at, F32, hd), 2)
+            dev.upload(at, np.concatenate([a * c - b * s, b * c + a * s]))
+
+
+CALLS = {"binary": binary_calls, "rope": rope_calls}
+TWINS = {"binary": binary, "rope": rope}

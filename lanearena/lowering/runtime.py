@@ -1,0 +1,134 @@
+"""What the emitted modules call, and how to run one: load a module from its source, feed it, and compare a placed
+run with the reference run in which nothing shares bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from lanearena.analysis.plan import ArenaPlan
+from lanearena.errors import UserError
+from lanearena.kinds import KINDS
+from lanearena.lowering.quant import packed, quantize
+from lanearena.model import Role, Step, aligned
+
+u64, i32, f32 = np.uint64, np.int32, np.float32
+
+POISON = 0xFF
+"""The byte every arena and computed buffer is filled with before a step: 0xFFFFFFFF is a NaN in f32, so a read of
+bytes nobody wrote this step shows in the result."""
+
+_DTYPES = {"f32": np.float32, "i32": np.int32}
+
+
+def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray, name: str) -> None:
+    value = np.asarray(value)
+    if value.size != int(np.prod(shape)):
+        raise UserError(f"feed '{name}' has {value.size} values, the tensor {int(np.prod(shape))}")
+    if elem == "i8":  # a Q8_0 weight, given as its f32 values
+        dev.upload(addr, packed(quantize(value.astype(np.float32).reshape(-1), two_words=False)))
+    else:
+        dev.upload(addr, np.ascontiguousarray(value, _DTYPES[elem]).reshape(-1))
+
+
+def run_module(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table, numerics: str,
+               launches: Callable) -> dict[str, np.ndarray]:
+    """An emitted module's `run`: allocates its buffers on `dev` (poisoning the arena and computed buffers,
+    zeroing counters), uploads `feeds`, runs `launches`, and reads back outputs and state."""
+    missing = sorted(set(feed_table) - set(feeds))
+    if missing:
+        raise UserError(f"missing feeds: {', '.join(missing)}")
+    b = []
+    for _, nbytes, zero, poison in buffers:
+        addr = dev.alloc(nbytes, zero=zero)
+        if poison and nbytes:
+            dev.fill(addr, nbytes, POISON)
+        b.append(addr)
+    for name, (k, off, _, elem, shape) in feed_table.items():
+        _upload(dev, b[k] + off, elem, shape, feeds[name], name)
+    launches(dev, b)
+    out = {}
+    for name, (k, off, _, elem, shape) in result_table.items():
+        out[name] = dev.download(b[k] + off, _DTYPES[elem], int(np.prod(shape))).reshape(shape)
+    return out
+
+
+def load(source: str, name: str = "lanearena_step") -> types.ModuleType:
+    """The module an emitted `source` defines."""
+    module = types.ModuleType(name)
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def unshared(plan: ArenaPlan) -> ArenaPlan:
+    """`plan` with every array and scratch at bytes of its own: the reference that a placement must match."""
+    offset, arrays, scratch = 0, [], []
+    for a in plan.arrays:
+        arrays.append(dataclasses.replace(a, offset=offset))
+        offset += aligned(a.bytes, plan.align)
+    for s in plan.scratch:
+        scratch.append(dataclasses.replace(s, offset=offset))
+        offset += aligned(s.bytes, plan.align)
+    return dataclasses.replace(plan, bytes=offset, arrays=arrays, scratch=scratch, algorithm="unshared")
+
+
+def _uses(step: Step) -> dict[str, list[tuple[str, str, object]]]:
+    """How each tensor is used: (launch kind, operand name, launch) for every launch operand it fills."""
+    uses: dict[str, list] = {}
+    for launch in step.launches:
+        k = KINDS.get(launch.kind)
+        if k is None:
+            continue
+        for names, values in ((k.ins, launch.ins), (k.outs, launch.outs)):
+            for operand, tensor in zip(names, values):
+                uses.setdefault(tensor, []).append((launch.kind, operand, launch))
+    return uses
+
+
+def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random values for every input, weight and state of `step`, never zeros: token ids inside the embedding
+    table, positions inside the cache (consecutive rows), weights scaled by their fan-in."""
+    rng = np.random.default_rng(seed)
+    uses = _uses(step)
+    feeds = {}
+    for t in step.tensors.values():
+        if t.role not in (Role.INPUT, Role.WEIGHT, Role.STATE) or t.view_of is not None:
+            continue
+        if t.elem == "i32":
+            feeds[t.name] = _ints(step, t.name, t.length, uses.get(t.name, []), rng)
+        elif t.role is Role.WEIGHT and len(t.shape) == 1:
+            feeds[t.name] = (1 + 0.1 * rng.standard_normal(t.shape)).astype(np.float32)
+        elif t.role is Role.WEIGHT:
+            feeds[t.name] = (rng.standard_normal(t.shape) / np.sqrt(t.shape[-1])).astype(np.float32)
+        else:
+            feeds[t.name] = rng.standard_normal(t.shape).astype(np.float32)
+    return feeds
+
+
+def _ints(step: Step, name: str, n: int, uses: list, rng: np.random.Generator) -> np.ndarray:
+    for kind, operand, launch in uses:
+        if kind == "gather" and operand == "ids":
+            return rng.integers(0, step.tensors[launch.ins[0]].shape[0], n).astype(np.int32)
+        if operand == "pos":
+            caches = [step.tensors[c] for c in (*launch.ins, *launch.outs) if step.tensors[c].role is Role.STATE]
+            length = min((c.shape[0] for c in caches), default=n)
+            start = rng.integers(0, max(length - n, 0) + 1)
+            return (start + np.arange(n)).astype(np.int32)
+    return rng.integers(0, 16, n).astype(np.int32)
+
+
+def max_abs_err(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> float:
+    """The largest difference between two runs' results (inf where one holds a NaN the other does not)."""
+    worst = 0.0
+    for name in a:
+        x, y = np.asarray(a[name], np.float64), np.asarray(b[name], np.float64)
+        if np.isnan(x).any() or np.isnan(y).any():
+            if not np.array_equal(np.isnan(x), np.isnan(y)):
+                return float("inf")
+        diff = np.abs(np.nan_to_num(x) - np.nan_to_num(y))
+        worst = max(worst, float(diff.max(initial=0.0)))
+    return worst
+

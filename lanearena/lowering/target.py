@@ -1,0 +1,40 @@
+"""`xdsl-opt -t lane-pycuda`: a placed step's module (see `emit`), as a target of xdsl-opt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.target import Target
+
+from lanearena.errors import UserError
+from lanearena.lowering.emit import emit
+from lanearena.model import QBLOCK
+from lanearena.passes.convert import plan_of, step_of, steps
+
+
+def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
+    """The Python module that runs the one placed step of `module`."""
+    found = steps(module)
+    if len(found) != 1:
+        raise UserError(f"lane-pycuda lowers one lane.step a module, found {len(found)}")
+    plan = plan_of(found[0])
+    if plan is None:
+        raise UserError(f"lane.step @{found[0].sym_name.data} is not placed: run lane-arena-place first")
+    return emit(step_of(found[0])[0], plan, qblock)
+
+
+@dataclass(frozen=True)
+class LanePycuda(Target):
+    """Writes the placed step as a Python module launching the PTX kernels over its arena."""
+
+    name = "lane-pycuda"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        try:
+            output.write(lower_module(module))
+        except UserError as e:
+            raise DiagnosticException(str(e)) from e

@@ -1,0 +1,82 @@
+"""The kernels' CUDA sources against their PTX and their numpy twins: every `.cu` compiles, every committed `.ptx`
+is what nvcc makes of it today and assembles for sm_90, and every kernel has a twin taking the same arguments."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from lanearena.kinds import KINDS
+from lanearena.lowering import kernels
+from lanearena.lowering.kernels import ptx
+
+NVCC, PTXAS = shutil.which("nvcc"), shutil.which("ptxas")
+_KERNEL = re.compile(r'extern "C" __global__ void (\w+)\(([^)]*)\)')
+
+
+def cuda_params() -> dict[str, list[str]]:
+    """Each kernel's parameter names, from the CUDA sources."""
+    found = {}
+    for cu in ptx.sources():
+        for name, params in _KERNEL.findall(cu.read_text()):
+            found[name] = [re.findall(r"\w+", p)[-1] for p in params.split(",")]
+    return found
+
+
+def _release(text: str) -> str | None:
+    m = re.search(r"Cuda compilation tools, release ([\d.]+)", text)
+    return m and m.group(1)
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory) -> dict[str, str]:
+    """Every source compiled afresh, by module."""
+    if NVCC is None:
+        pytest.skip("nvcc is not on PATH: the committed PTX cannot be checked against the sources")
+    return {p.stem: p.read_text() for p in ptx.regenerate(tmp_path_factory.mktemp("ptx"))}
+
+
+def test_every_source_has_its_ptx_committed():
+    assert {cu.stem for cu in ptx.sources()} == set(ptx.modules())
+
+
+def test_committed_ptx_is_up_to_date(regenerated):
+    here = _release(subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout)
+    assert set(regenerated) == set(ptx.modules())
+    for module, text in ptx.modules().items():
+        if _release(text) != here:
+            pytest.skip(f"{module}.ptx was made by CUDA {_release(text)}, nvcc here is {here}: outputs differ")
+        assert ptx.body(text) == ptx.body(regenerated[module]), (
+            f"{module}.ptx is stale: run python -m lanearena.lowering.kernels.ptx"
+        )
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH")
+@pytest.mark.parametrize("module", sorted(ptx.modules()))
+def test_ptx_assembles_for_sm_90(module, tmp_path):
+    src = tmp_path / f"{module}.ptx"
+    src.write_text(ptx.modules()[module])
+    done = subprocess.run([PTXAS, f"-arch={ptx.ARCH}", str(src), "-o", str(tmp_path / "out.cubin")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_kernel_has_a_twin_with_its_parameters():
+    params = cuda_params()
+    assert set(params) == set(ptx.kernel_names()) == set(kernels.TWINS)
+    for kernel, names in params.items():
+        assert list(inspect.signature(kernels.TWINS[kernel]).parameters)[3:] == names, kernel
+        assert len(ptx.signature(kernel)) == len(names), kernel
+
+
+def test_every_kind_has_kernels():
+    assert set(kernels.CALLS) == set(KINDS)
+
+
+def test_ptx_source_holds_the_kernel():
+    for kernel in ptx.kernel_names():
+        assert f".entry {kernel}(" in ptx.ptx_source(kernel)
