@@ -27,7 +27,14 @@ def _verify():
     return LaneArenaVerify
 
 
+def _pycuda():
+    from lanearena.lowering.target import LanePycuda
+
+    return LanePycuda
+
+
 LANEARENA_UNIVERSE = Universe(
     all_dialects={"lane": _lane, "arena": _arena},
     all_passes={"lane-arena-place": _place, "lane-arena-verify": _verify},
+    all_targets={"lane-pycuda": _pycuda},
 )

@@ -49,6 +49,7 @@ class DecoderConfig:
     attn_splits: int = 1
     qk_norm: bool = False
     tie_embeddings: bool = False
+    output_logits: bool = True
     norm_eps: float = 1e-6
     rope_theta: float = 1e6
 
@@ -139,8 +140,8 @@ def _check(c: DecoderConfig) -> None:
 
 def decoder_step(c: DecoderConfig) -> ModuleOp:
     """The step of config `c`: the embedding gathered into the residual, each layer's attention and MLP (or
-    mixture) added to it, the final norm, the lm-head and the arg-max; the token is the output, the key/value caches
-    are state."""
+    mixture) added to it, the final norm, the lm-head and the arg-max; the token (and, with `output_logits`, the
+    logits a sampler reads) are the outputs, the key/value caches are state."""
     return _Decoder(c).step()
 
 
@@ -176,7 +177,7 @@ class _Decoder:
         b.launch("gemv", ins=[(hf, self.read), lm_head], outs=[logits], split=c.head_split)
         token = b.tensor("token", (c.rows,), "i32")
         b.launch("argmax", ins=[logits], outs=[token])
-        b.output(token)
+        b.output(token, *([logits] if c.output_logits else []))
         return b.module()
 
     def norm(self, name: str, x: SSAValue, gain: SSAValue, forms: tuple[Form, ...]) -> SSAValue:

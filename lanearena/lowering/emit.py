@@ -170,17 +170,19 @@ def emit(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
         lines.append(f"{title} = {{  # tensor: buffer, offset, role, element, shape")
         lines += [f"    {n!r}: ({b.buffer}, {b.offset}, {b.role!r}, {b.elem!r}, {b.shape})," for n, b in table.items()]
         lines.append("}")
-    lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""']
+    body = []
     for i, launch in enumerate(step.launches):
         at = _Symbolic(step, plan, lay, i, qblock)
-        lines.append(f"    # {i}: {launch.kind} ({', '.join(launch.ins)}) -> ({', '.join(launch.outs)})")
-        lines += [_call(c) for c in kernels.calls(launch, step, at)]
+        body.append(f"    # {i}: {launch.kind} ({', '.join(launch.ins)}) -> ({', '.join(launch.outs)})")
+        body += [_call(c) for c in kernels.calls(launch, step, at)]
+    lines.append(f"KERNEL_LAUNCHES = {sum(1 for line in body if not line.lstrip().startswith('#'))}")
+    lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""', *body]
     lines += [
         "",
         "",
         "def run(dev, feeds):",
         '    """Allocates the buffers on `dev`, uploads `feeds`, runs the step, and returns its outputs and state."""',
-        "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, NUMERICS, launches)",
+        "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, launches)",
         "",
     ]
     return "\n".join(lines)

@@ -34,10 +34,9 @@ def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray
         dev.upload(addr, np.ascontiguousarray(value, _DTYPES[elem]).reshape(-1))
 
 
-def run_module(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table, numerics: str,
-               launches: Callable) -> dict[str, np.ndarray]:
-    """An emitted module's `run`: allocates its buffers on `dev` (poisoning the arena and computed buffers,
-    zeroing counters), uploads `feeds`, runs `launches`, and reads back outputs and state."""
+def prepare(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table) -> list[int]:
+    """Allocates an emitted module's buffers on `dev` (poisoning the arena and computed buffers, zeroing
+    counters) and uploads `feeds`; the buffers' addresses, as the module's `launches` takes them."""
     missing = sorted(set(feed_table) - set(feeds))
     if missing:
         raise UserError(f"missing feeds: {', '.join(missing)}")
@@ -49,11 +48,24 @@ def run_module(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result
         b.append(addr)
     for name, (k, off, _, elem, shape) in feed_table.items():
         _upload(dev, b[k] + off, elem, shape, feeds[name], name)
-    launches(dev, b)
+    return b
+
+
+def results(dev, b: list[int], result_table) -> dict[str, np.ndarray]:
+    """The outputs and state an emitted module's step left in buffers `b`."""
     out = {}
     for name, (k, off, _, elem, shape) in result_table.items():
         out[name] = dev.download(b[k] + off, _DTYPES[elem], int(np.prod(shape))).reshape(shape)
     return out
+
+
+def run_module(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table,
+               launches: Callable) -> dict[str, np.ndarray]:
+    """An emitted module's `run`: prepares its buffers on `dev`, runs `launches`, and reads back outputs and
+    state."""
+    b = prepare(dev, feeds, buffers, feed_table)
+    launches(dev, b)
+    return results(dev, b, result_table)
 
 
 def load(source: str, name: str = "lanearena_step") -> types.ModuleType:

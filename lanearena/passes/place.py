@@ -3,6 +3,7 @@ records the result as `arena` ops at the end of the step."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -14,6 +15,26 @@ from lanearena import placement
 from lanearena.analysis.arena import plan
 from lanearena.model import ALIGN, QBLOCK
 from lanearena.passes.convert import step_of, steps, write_plan
+
+
+def place_module(
+    module: ModuleOp,
+    algorithm: str = "best",
+    align: int = ALIGN,
+    qblock: int = QBLOCK,
+    time_limit: float | None = 5.0,
+    progress: Callable[[str], None] | None = None,
+) -> None:
+    """Places every step of `module` with `algorithm`, replacing any earlier placement."""
+    if algorithm not in placement.ALGORITHMS:
+        raise DiagnosticException(
+            f"lane-arena-place: unknown algorithm '{algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
+        )
+    if align <= 0 or qblock <= 0:
+        raise DiagnosticException("lane-arena-place: align and qblock must be positive")
+    for step_op in steps(module):
+        step, values = step_of(step_op)
+        write_plan(step_op, plan(step, algorithm, align, qblock, time_limit, progress), values)
 
 
 @dataclass(frozen=True)
@@ -29,12 +50,4 @@ class LaneArenaPlace(ModulePass):
     time_limit: float = 5.0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.algorithm not in placement.ALGORITHMS:
-            raise DiagnosticException(
-                f"lane-arena-place: unknown algorithm '{self.algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
-            )
-        if self.align <= 0 or self.qblock <= 0:
-            raise DiagnosticException("lane-arena-place: align and qblock must be positive")
-        for step_op in steps(op):
-            step, values = step_of(step_op)
-            write_plan(step_op, plan(step, self.algorithm, self.align, self.qblock, self.time_limit), values)
+        place_module(op, self.algorithm, self.align, self.qblock, self.time_limit)

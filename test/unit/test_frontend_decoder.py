@@ -72,7 +72,7 @@ def test_tiny_launches_in_order(built):
     layer = ["norm", "gemv", "rope", "rope", "kv_store", "attention", "quantize", "gemv", "binary",
              "norm", "glu", "quantize", "gemv", "binary"]
     assert [launch.kind for launch in step.launches] == ["gather", *layer, *layer, "norm", "gemv", "argmax"]
-    assert step.outputs == {"token"}
+    assert step.outputs == {"token", "logits"}
     assert {n for n, t in step.tensors.items() if t.role is Role.STATE} == {
         "l0.k_cache", "l0.v_cache", "l1.k_cache", "l1.v_cache"}
     assert step.tensors["l1.k_cache"].shape == (64, 64)
@@ -174,7 +174,7 @@ def test_every_computed_array_may_live_in_the_arena(built, name):
     keep buffers of their own."""
     p = problem(built[name][1])
     assert {o.reason for o in p.own} <= {"weight", "state", "input", "output", "view"}
-    assert {o.tensor for o in p.own if o.reason == "output"} == {"token"}
+    assert {o.tensor for o in p.own if o.reason == "output"} == {"token", "logits"}
 
 
 def test_the_largest_config_builds_fast():

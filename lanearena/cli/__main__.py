@@ -1,0 +1,7 @@
+"""`python -m lanearena.cli`: the same as the `lanearena` command."""
+
+import sys
+
+from lanearena.cli import main
+
+sys.exit(main())

@@ -1,0 +1,74 @@
+"""`lanearena run`: the whole pipeline on one decoder step (by default the embedded tiny one): build, place,
+verify, lower, run on the GPU where PyCUDA and a device are (else on the numpy runtime), and compare with the run
+in which no two arrays share bytes."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from lanearena import api, placement
+from lanearena.analysis.lifetimes import problem
+from lanearena.cli.progress import Progress
+from lanearena.errors import UserError
+from lanearena.frontend import ConfigError, decoder_step, load
+from lanearena.lowering.compile import compare, new_device
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="build, place, lower and run a decoder step, and check it against the unplaced run")
+    p.add_argument("config", nargs="?", default="tiny", help="a shipped config or a JSON file (default: tiny)")
+    p.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
+    p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cuda"))
+    p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
+    p.add_argument("--time-limit", type=float, default=5.0, help="seconds of placement search (default 5)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    show = Progress(args.quiet or args.json)
+    times = {}
+    try:
+        config = load(args.config, args.settings)
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+    t = time.perf_counter()
+    module = decoder_step(config)
+    times["build_s"] = time.perf_counter() - t
+    show(f"placing {config.name}")
+    t = time.perf_counter()
+    api.place(module, args.algorithm, time_limit=args.time_limit, progress=show)
+    api.verify(module)
+    times["place_s"] = time.perf_counter() - t
+    ((step, plan),) = api.placed_steps(module)
+    backend = args.backend if args.backend != "auto" else new_device("auto")[1]
+    show(f"running {len(step.launches)} launches on {backend}")
+    t = time.perf_counter()
+    try:
+        result = compare(step, plan, backend, args.seed)
+    except RuntimeError as e:
+        raise UserError(str(e)) from None
+    times["run_s"] = time.perf_counter() - t
+    show.close()
+    report = {
+        "config": config.name,
+        "launches": len(step.launches),
+        "arena_bytes": plan.bytes,
+        "lower_bound_bytes": plan.lower_bound,
+        "no_reuse_bytes": sum(it.bytes for it in problem(step, plan.align).items),
+        "algorithm": plan.algorithm,
+        "backend": backend,
+        "max_abs_err": result.max_abs_err,
+        "outputs": sorted(result.placed),
+        **{k: round(v, 4) for k, v in times.items()},
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        width = max(map(len, report))
+        for k, v in report.items():
+            print(f"{k:<{width}}  {', '.join(v) if isinstance(v, list) else v}")
+    return 0 if result.max_abs_err <= 1e-4 else 1

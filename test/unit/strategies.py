@@ -1,0 +1,223 @@
+"""Hypothesis strategies for random steps as plain data that the `lane` dialect accepts (`frontend.from_model`
+turns each into IR that verifies): computed tensors, inputs, weights and state, views on and off block boundaries
+(nested too), launches reading and writing whole, in parts or otherwise, scratch and counters, under all three
+numerics; every computed tensor a launch reads is written by some launch (before or after the read), and so is
+every output.
+
+`steps()` draws them at random; `fragmenting_steps()` builds lifetimes meant to fragment an arena: many arrays of
+mixed sizes whose lives interleave, so that a placement that fits the large ones first leaves holes the small ones
+cannot fill."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from lanearena.model import (
+    QBLOCK,
+    Form,
+    Launch,
+    Numerics,
+    Other,
+    Part,
+    Role,
+    Scratch,
+    Step,
+    Tensor,
+    Touch,
+    Whole,
+    Write,
+)
+
+PLAIN, QUANT = Form.PLAIN, Form.QUANT
+
+
+def _quantized(numerics: Numerics) -> bool:
+    return numerics is not Numerics.F32
+
+
+@st.composite
+def tensors(draw, numerics: Numerics = Numerics.INT8, max_tensors: int = 8, max_views: int = 4) -> dict[str, Tensor]:
+    """Tensors of every role, of lengths on and off a whole number of blocks; computed f32 tensors (and views of
+    them) of a whole number of blocks may have a quantized form where `numerics` quantize."""
+    out: dict[str, Tensor] = {}
+    for i in range(draw(st.integers(1, max_tensors))):
+        role = draw(st.sampled_from([Role.COMPUTED] * 4 + [Role.INPUT, Role.WEIGHT, Role.STATE]))
+        length = QBLOCK * draw(st.integers(1, 16)) if draw(st.booleans()) else draw(st.integers(1, 300))
+        elem = "f32"
+        if role in (Role.INPUT, Role.COMPUTED) and draw(st.integers(0, 5)) == 0:
+            elem = "i32"
+        elif role is Role.WEIGHT and length % QBLOCK == 0 and draw(st.booleans()):
+            elem = "i8"
+        forms = frozenset({PLAIN})
+        if role is Role.COMPUTED and elem == "f32" and length % QBLOCK == 0 and _quantized(numerics):
+            forms = draw(st.sampled_from([frozenset({PLAIN}), frozenset({PLAIN, QUANT}), frozenset({QUANT})]))
+        out[f"t{i}"] = Tensor(f"t{i}", (length,), elem, role, forms)
+    for j in range(draw(st.integers(0, max_views))):
+        bases = [t for t in out.values() if t.role is Role.COMPUTED]
+        if not bases:
+            break
+        base = draw(st.sampled_from(bases))
+        length = draw(st.integers(1, base.length))
+        offset = draw(st.integers(0, base.length - length))
+        forms = frozenset({PLAIN})
+        if length % QBLOCK == 0 and base.elem == "f32" and _quantized(numerics) and draw(st.booleans()):
+            forms = frozenset({PLAIN, QUANT})
+            if draw(st.booleans()):  # a block-aligned start, so the quantized form is read in place
+                offset = draw(st.integers(0, (base.length - length) // QBLOCK)) * QBLOCK
+        out[f"v{j}"] = Tensor(f"v{j}", (length,), base.elem, Role.COMPUTED, forms, base.name, offset)
+    return out
+
+
+@st.composite
+def hows(draw, length: int) -> Whole | Part | Other:
+    """How a launch writes a tensor of `length` elements: whole, in a part of every unit (a pitch that divides the
+    tensor into units), or otherwise."""
+    kind = draw(st.sampled_from(["whole", "whole", "part", "part", "other"]))
+    if kind == "whole":
+        return Whole()
+    if kind == "other":
+        return Other()
+    pitches = [p for p in (32, 64, length) if length % p == 0]
+    pitch = draw(st.sampled_from(pitches))
+    start = draw(st.integers(0, pitch - 1))
+    return Part(pitch, start, draw(st.integers(1, pitch - start)))
+
+
+def _root(ts: dict[str, Tensor], name: str) -> tuple[str, int, int]:
+    """The tensor at the bottom of `name`'s views, and the elements `name` covers in it."""
+    t, start = ts[name], 0
+    while t.view_of is not None:
+        start += t.view_offset
+        t = ts[t.view_of]
+    return t.name, start, start + ts[name].length
+
+
+def _written(ts: dict[str, Tensor], launches: list[Launch], name: str, form: Form) -> bool:
+    """Whether some launch writes elements of `name` in `form`, through any view (the verifier's rule)."""
+    root, start, end = _root(ts, name)
+    for launch in launches:
+        for w in launch.writes:
+            r, s, e = _root(ts, w.tensor)
+            if w.form is form and r == root and s < end and start < e:
+                return True
+    return False
+
+
+def _with_write(launch: Launch, write: Write) -> Launch:
+    outs = tuple(dict.fromkeys((*launch.outs, write.tensor)))
+    return Launch(launch.kind, launch.ins, outs, reads=launch.reads, writes=(*launch.writes, write),
+                  scratch=launch.scratch)
+
+
+@st.composite
+def scratch(draw, max_scratch: int = 2) -> tuple[Scratch, ...]:
+    out = []
+    for k in range(draw(st.integers(0, max_scratch))):
+        counter = draw(st.booleans())
+        elem = "i32" if counter else draw(st.sampled_from(["f32", "i32", "i8"]))
+        out.append(Scratch(f"s{k}", elem, draw(st.integers(1, 3000)), counter=counter))
+    return tuple(out)
+
+
+@st.composite
+def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
+    numerics = draw(st.sampled_from(list(Numerics)))
+    ts = draw(tensors(numerics, max_tensors))
+    names = list(ts)
+    writable = [n for n in names if ts[n].role in (Role.COMPUTED, Role.STATE)]
+    launches = []
+    for i in range(draw(st.integers(1, max_launches))):
+        reads = []
+        for n in draw(st.lists(st.sampled_from(names), max_size=3, unique=True)):
+            reads.append(Touch(n, draw(st.sampled_from(sorted(ts[n].forms)))))
+        writes = []
+        if writable:
+            for n in draw(st.lists(st.sampled_from(writable), max_size=2, unique=True)):
+                for f in draw(st.lists(st.sampled_from(sorted(ts[n].forms)), min_size=1, unique=True)):
+                    writes.append(Write(n, f, draw(hows(ts[n].length))))
+        launches.append(
+            Launch(f"k{i}", tuple(r.tensor for r in reads), tuple(dict.fromkeys(w.tensor for w in writes)),
+                   reads=tuple(reads), writes=tuple(writes), scratch=draw(scratch()))
+        )
+    # A computed tensor that is read is written by some launch: before the read, or (unsafe, so kept out of the
+    # arena) in the launch that reads it or after it.
+    for launch in list(launches):
+        for r in launch.reads:
+            if ts[r.tensor].role is Role.COMPUTED and not _written(ts, launches, r.tensor, r.form):
+                at = draw(st.integers(0, len(launches) - 1))
+                launches[at] = _with_write(launches[at], Write(r.tensor, r.form, draw(hows(ts[r.tensor].length))))
+    computed = [n for n in names if ts[n].role is Role.COMPUTED and ts[n].view_of is None]
+    outputs = frozenset(draw(st.lists(st.sampled_from(computed), max_size=2, unique=True))) if computed else frozenset()
+    for n in sorted(outputs):
+        if PLAIN not in ts[n].forms:
+            outputs -= {n}
+        elif not _written(ts, launches, n, PLAIN):
+            at = draw(st.integers(0, len(launches) - 1))
+            launches[at] = _with_write(launches[at], Write(n, PLAIN, Whole()))
+    return Step("fuzz", numerics, ts, launches, outputs)
+
+
+SIZES = [
+    (st.integers(1, 64), 4),  # a few values: an aligned unit
+    (st.integers(65, 1024), 3),
+    (st.integers(1025, 16384), 2),
+    (st.integers(16385, 262144), 1),  # a large activation
+]
+"""Lengths of the fragmenting steps' arrays: mostly small, some large, so sizes span four orders of magnitude."""
+
+
+@st.composite
+def _length(draw) -> int:
+    sizes = [s for s, weight in SIZES for _ in range(weight)]
+    return draw(draw(st.sampled_from(sizes)))
+
+
+@st.composite
+def fragmenting_steps(draw, max_arrays: int = 48, max_launches: int = 32) -> Step:
+    """A step of generic launches whose computed arrays are written whole at their first launch and read at their
+    last, with lives chosen to fragment an arena: long-lived small arrays born between short-lived large ones
+    (a staircase of pins), and lives of mixed lengths that interleave at random; scratch and counters at some
+    launches; quantized forms under the numerics that have them."""
+    numerics = draw(st.sampled_from(list(Numerics)))
+    n_launches = draw(st.integers(4, max_launches))
+    lives: list[tuple[int, int, int]] = []  # (first, last, length)
+    pattern = draw(st.sampled_from(["staircase", "random", "both"]))
+    if pattern in ("staircase", "both"):
+        big = draw(st.integers(1025, 65536))
+        for i in range(0, n_launches - 1, 2):
+            lives.append((i, i + 1, big + draw(st.integers(0, 4096))))  # a large temporary for two launches
+            if i + 1 < n_launches - 1:
+                # a small array born beside it that outlives many of the large ones after it
+                lives.append((i + 1, draw(st.integers(i + 2, n_launches - 1)), draw(st.integers(1, 512))))
+    if pattern in ("random", "both"):
+        for _ in range(draw(st.integers(4, max_arrays))):
+            first = draw(st.integers(0, n_launches - 1))
+            span = draw(st.sampled_from([0, 1, 2, 4, 8, n_launches]))
+            lives.append((first, min(n_launches - 1, first + draw(st.integers(0, span))), draw(_length())))
+    lives = lives[:max_arrays]
+    ts: dict[str, Tensor] = {"x": Tensor("x", (64,), "f32", Role.INPUT)}
+    writes: list[list[Write]] = [[] for _ in range(n_launches)]
+    reads: list[list[Touch]] = [[Touch("x", PLAIN)] for _ in range(n_launches)]
+    for k, (first, last, length) in enumerate(lives):
+        name = f"a{k}"
+        quant = _quantized(numerics) and draw(st.booleans())
+        if quant:
+            length = max(QBLOCK, length // QBLOCK * QBLOCK)
+        ts[name] = Tensor(name, (length,), "f32", Role.COMPUTED, frozenset({PLAIN, QUANT} if quant else {PLAIN}))
+        forms = (PLAIN, QUANT) if quant else (PLAIN,)
+        for f in forms:
+            writes[first].append(Write(name, f, Whole()))
+        # read at its last launch (by a later launch where it has one), and here and there in between
+        at = last if last > first or last == n_launches - 1 else last + 1
+        reads[at].append(Touch(name, draw(st.sampled_from(forms))))
+        for between in range(first + 1, at):
+            if draw(st.integers(0, 3)) == 0:
+                reads[between].append(Touch(name, PLAIN))
+    ts["y"] = Tensor("y", (64,), "f32", Role.COMPUTED)
+    writes[-1].append(Write("y", PLAIN, Whole()))
+    launches = []
+    for i in range(n_launches):
+        rs = tuple(dict.fromkeys(reads[i]))
+        launches.append(Launch(f"k{i}", tuple(r.tensor for r in rs), tuple(dict.fromkeys(w.tensor for w in writes[i])),
+                               reads=rs, writes=tuple(writes[i]), scratch=draw(scratch())))
+    return Step("fragmented", numerics, ts, launches, frozenset({"y"}))
