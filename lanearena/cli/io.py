@@ -10,11 +10,15 @@ from pathlib import Path
 from lanearena.errors import UserError
 
 
-def write_output(path: str | None, text: str) -> None:
-    """Writes `text` to `path` through a temporary file renamed into place (stdout where `path` is None or '-'),
-    so an error never leaves a partial file."""
+def write_output(path: str | None, data: str | bytes) -> None:
+    """Writes `data` (text, or bytes such as a PNG) to `path` through a temporary file renamed into place (stdout
+    where `path` is None or '-'), so an error never leaves a partial file."""
+    binary = isinstance(data, bytes)
     if path in (None, "-"):
-        sys.stdout.write(text)
+        if binary:
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
         return
     target = Path(path)
     try:
@@ -22,8 +26,8 @@ def write_output(path: str | None, text: str) -> None:
     except OSError as e:
         raise UserError(f"{path}: cannot write: {e.strerror}") from e
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb" if binary else "w") as f:
+            f.write(data)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException as e:

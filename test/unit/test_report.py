@@ -1,0 +1,175 @@
+"""`lanearena report`: the table's numbers and the picture's rectangles follow the plan, the picture is written
+whole as valid SVG, and bad input fails with a message and exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import lanearena.cli
+from lanearena import report
+from lanearena.analysis.check import check
+from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
+from lanearena.cli.build import mlir_text
+from lanearena.frontend.builder import StepBuilder
+from lanearena.model import Form, Scratch
+from lanearena.passes.convert import step_of, steps, write_plan
+from lanearena.report import Peak, Rect
+
+
+@pytest.fixture(autouse=True)
+def only_report(monkeypatch):
+    """The command line with `report` alone, so that these tests see only what `report` does."""
+    monkeypatch.setattr(lanearena.cli, "SUBCOMMANDS", ("report",))
+
+
+def _example():
+    """A three-launch step and a hand-made plan of it: `a` (plain and quant) lives 0-2, the scratch `t` at launch 0,
+    `c` 1-2 in the bytes `t` left; launch 1 holds the most."""
+    b = StepBuilder("s", "int8")
+    x = b.input("x", 256)
+    a = b.tensor("a", 256, forms=("plain", "quant"))
+    c = b.tensor("c", 1024)
+    y = b.tensor("y", 256)
+    b.generic("k0", ins=[x], outs=[(a, ("plain", "quant"))],
+              scratch=[Scratch("t", "f32", 2048), Scratch("n", "i32", 4, counter=True)])
+    b.generic("k1", ins=[(a, "quant")], outs=[c])
+    b.generic("k2", ins=[a, c], outs=[y])
+    b.output(y)
+    module = b.module()
+    step, values = step_of(steps(module)[0])
+    plan = ArenaPlan(
+        5632,
+        arrays=[PlacedArray("a", Form.PLAIN, 0, 1024, 0, 2), PlacedArray("a", Form.QUANT, 1024, 512, 0, 1),
+                PlacedArray("c", Form.PLAIN, 1536, 4096, 1, 2)],
+        scratch=[PlacedScratch(0, "t", 1536, 2048)],
+        counters=[Counter(0, "n", 4)],
+        own=[OwnArray("x", Form.PLAIN, 1024, "input"), OwnArray("y", Form.PLAIN, 1024, "output")],
+        lower_bound=5632,
+        algorithm="by-hand",
+    )
+    return module, step, values, plan
+
+
+def test_the_example_plan_is_safe():
+    _, step, _, plan = _example()
+    assert check(step, plan) == []
+
+
+def test_rectangles_follow_the_plan():
+    _, step, _, plan = _example()
+    assert report.rects(plan) == [
+        Rect("a", "plain", 0, 3, 0, 1024),
+        Rect("a", "quant", 0, 2, 1024, 512),
+        Rect("c", "plain", 1, 3, 1536, 4096),
+        Rect("t", "scratch", 0, 1, 1536, 2048, launch=0),
+    ]
+    assert [r.label(step) for r in report.rects(plan)] == ["a", "a (quant)", "c", "t (#0 k0)"]
+
+
+def test_table_numbers_follow_the_plan():
+    _, step, _, plan = _example()
+    assert report.live_bytes(step, plan) == [1024 + 512 + 2048, 1024 + 512 + 4096, 1024 + 4096]
+    assert report.peak(step, plan) == Peak(1, "k1", 5632, 3)
+    assert [(r.name, r.kind) for r in report.largest(plan)] == [("c", "plain"), ("t", "scratch"), ("a", "plain"),
+                                                                 ("a", "quant")]
+    assert report.no_reuse_bytes(plan) == 1024 + 512 + 4096 + 2048
+    assert report.own_by_reason(plan) == {"input": (1, 1024), "output": (1, 1024)}
+    text = report.table(step, plan)
+    assert "  arena              5,632 B    5.50 KiB  ratio 1.000 to the lower bound\n" in text
+    assert "  no reuse           7,680 B    7.50 KiB  sum of the 4 placed items\n" in text
+    assert "  peak        launch 1 (k1): 5,632 B (5.50 KiB) live in 3 items\n" in text
+    assert "  own buffers 2: input 1 (1.00 KiB), output 1 (1.00 KiB)\n" in text
+    assert "  counters    1 (4 B), each a zeroed buffer of its own\n" in text
+    rows = text.split("largest placed items\n")[1].splitlines()[1:]
+    assert [row.split()[:3] for row in rows] == [["c", "plain", "4,096"], ["t", "(#0", "k0)"], ["a", "plain", "1,024"],
+                                                 ["a", "quant", "512"]]
+    assert [row.split()[-1] for row in rows] == ["1-2", "0", "0-2", "0-1"]
+
+
+def test_sizes_take_the_unit_that_fits():
+    assert [report.size(n) for n in (0, 1023, 1024, 3 << 19, 5 << 30)] == ["0 B", "1023 B", "1.00 KiB", "1.50 MiB",
+                                                                         "5.00 GiB"]
+
+
+def test_crowded_steps_label_only_the_largest():
+    crowded = ArenaPlan(1 << 20, scratch=[PlacedScratch(i, "t", 0, 256 * (i + 1)) for i in range(report.CROWDED + 1)])
+    candidates, wanted = report.to_label(crowded)
+    assert wanted == report.FEW and candidates[0].launch == report.CROWDED
+    _, _, _, plan = _example()
+    assert report.to_label(plan)[1] == 4
+
+
+def test_the_plain_logic_needs_no_matplotlib():
+    code = "import sys, lanearena.report; assert 'matplotlib' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _report(capsys, *argv: str) -> tuple[int, str, str]:
+    code = lanearena.cli.main(["report", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _placed_file(tmp_path):
+    module, _, values, plan = _example()
+    write_plan(steps(module)[0], plan, values)
+    path = tmp_path / "step.mlir"
+    path.write_text(mlir_text(module))
+    return path
+
+
+def test_prints_the_table_of_a_placed_file(tmp_path, capsys):
+    _, step, _, plan = _example()
+    code, out, err = _report(capsys, str(_placed_file(tmp_path)))
+    assert (code, out, err) == (0, report.table(step, plan), "")
+
+
+def test_writes_an_svg_with_a_rectangle_per_item(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="drawing needs matplotlib (the plot extra)")
+    picture = tmp_path / "placement.svg"
+    code, out, _ = _report(capsys, str(_placed_file(tmp_path)), "-o", str(picture))
+    assert code == 0 and "peak        launch 1 (k1)" in out
+    ids = [e.get("id") for e in ET.parse(picture).iter() if (e.get("id") or "").startswith("item:")]
+    assert sorted(ids) == ["item:plain:a", "item:plain:c", "item:quant:a", "item:scratch:0:t"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["placement.svg", "step.mlir"]
+
+
+def test_writes_a_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="drawing needs matplotlib (the plot extra)")
+    picture = tmp_path / "placement.png"
+    assert _report(capsys, str(_placed_file(tmp_path)), "-o", str(picture))[0] == 0
+    assert picture.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_without_matplotlib_drawing_says_how_to_get_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code, out, err = _report(capsys, str(_placed_file(tmp_path)), "-o", str(tmp_path / "p.svg"))
+    assert (code, out) == (2, "")
+    assert err == "lanearena report: error: drawing needs matplotlib: pip install -e '.[plot]'\n"
+
+
+@pytest.mark.parametrize(
+    "content, extra, message",
+    [
+        ("lane.step @s numerics(f32) {", (), "step.mlir:"),
+        (None, ("-o", "p.pdf"), "p.pdf: the picture must be a .svg or .png file"),
+        (None, ("--step", "other"), "step.mlir: no lane.step @other"),
+    ],
+)
+def test_bad_input_fails_with_one_line(tmp_path, capsys, monkeypatch, content, extra, message):
+    monkeypatch.chdir(tmp_path)
+    path = _placed_file(tmp_path)
+    if content is not None:
+        path.write_text(content)
+    code, out, err = _report(capsys, "step.mlir", *extra)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"lanearena report: error: {message}")
+
+
+def test_a_missing_file_fails_with_one_line(tmp_path, capsys):
+    code, _, err = _report(capsys, str(tmp_path / "none.mlir"))
+    assert code == 2 and err == f"lanearena report: error: {tmp_path / 'none.mlir'}: cannot read: No such file or directory\n"
