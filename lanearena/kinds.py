@@ -35,26 +35,20 @@ def _quantized(tags: tuple[str, str, str], n: int, numerics: Numerics) -> list[S
     return v
 
 
-def _gemv_scratch(t: list[Tensor], o: list[Tensor], p: Params, numerics: Numerics) -> list[Scratch]:
-    """A matrix product cut along `k` in `split` parts: each part's sums, and each tile's count of parts arrived."""
-    x, w = t[0], t[1]
-    n, k = w.shape[0], w.shape[-1]
-    split = int(p.get("split", 1))
-    if split <= 1:
-        return []
-    rows = rows_of(x, k)
-    return [_t("fp", "f32", split * rows * n * 4), _counter("fq", rows * -(-n // 64) * 4)]
+def _split_scratch(parts: str, counts: str, copies: int):
+    """The scratch of a product cut along `k` in `split` parts: each part's sums (`copies` products at once: two for
+    a gated pair's gate and up), and each 64-column tile's count of parts arrived."""
 
+    def scratch(t: list[Tensor], o: list[Tensor], p: Params, numerics: Numerics) -> list[Scratch]:
+        x, w = t[0], t[1]
+        n, k = w.shape[0], w.shape[-1]
+        split = int(p.get("split", 1))
+        if split <= 1:
+            return []
+        rows = rows_of(x, k)
+        return [_t(parts, "f32", copies * split * rows * n * 4), _counter(counts, rows * -(-n // 64) * 4)]
 
-def _glu_scratch(t: list[Tensor], o: list[Tensor], p: Params, numerics: Numerics) -> list[Scratch]:
-    """A gated pair cut along `k`: each part's gate and up sums, and each tile's count of parts arrived."""
-    x, wg = t[0], t[1]
-    n, k = wg.shape[0], wg.shape[-1]
-    split = int(p.get("split", 1))
-    if split <= 1:
-        return []
-    rows = rows_of(x, k)
-    return [_t("gp", "f32", 2 * split * rows * n * 4), _counter("gq", rows * -(-n // 64) * 4)]
+    return scratch
 
 
 def _attention_scratch(t: list[Tensor], o: list[Tensor], p: Params, numerics: Numerics) -> list[Scratch]:
@@ -127,8 +121,8 @@ KINDS: dict[str, Kind] = {
         Kind("gather", ("table", "ids"), ("out",), ("table",), {}, _none),
         Kind("norm", ("x", "gain"), ("out",), ("gain",), {"eps": 1e-6}, _none),
         Kind("quantize", ("x",), ("out",), (), {}, _none),
-        Kind("gemv", ("x", "w"), ("out",), ("w",), {"split": 1}, _gemv_scratch),
-        Kind("glu", ("x", "w_gate", "w_up"), ("out",), ("w_gate", "w_up"), {"split": 1}, _glu_scratch),
+        Kind("gemv", ("x", "w"), ("out",), ("w",), {"split": 1}, _split_scratch("fp", "fq", 1)),
+        Kind("glu", ("x", "w_gate", "w_up"), ("out",), ("w_gate", "w_up"), {"split": 1}, _split_scratch("gp", "gq", 2)),
         Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6}, _none, in_place=True),
         Kind("kv_store", ("k", "v", "pos"), ("k_cache", "v_cache"), (), {}, _none, scattered=True),
         Kind(
