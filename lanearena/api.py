@@ -9,7 +9,7 @@ from pathlib import Path
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.arena import ARENA
@@ -36,9 +36,11 @@ def parse(text: str, name: str = "<input>") -> ModuleOp:
         module = Parser(context(), text, name).parse_module()
         module.verify()
     except ParseError as e:
-        raise UserError(str(e).strip()) from e
-    except VerifyException as e:
-        raise UserError(f"{name}: {_first_line(e)}") from e
+        lines = e.msg.strip().splitlines()
+        raise UserError(f"{e.span.get_location()}: {lines[0] if lines else 'malformed input'}") from e
+    except DiagnosticException as e:
+        message = _first_line(e)  # verifier messages start with the op's file:line:col
+        raise UserError(message if message.startswith(f"{name}:") else f"{name}: {message}") from e
     return module
 
 

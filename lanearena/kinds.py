@@ -113,18 +113,28 @@ class Kind:
     in_place: bool = False
     scattered: bool = False
     """Writes a few rows of its outputs (a cache): a write of another kind, never whole."""
+    quant: tuple[str, ...] = ()
+    """The operands its kernels may take quantized; every other operand is plain."""
+    ints: tuple[str, ...] = ()
+    """The operands of i32 values (token ids, positions, tokens); every other that is no i8 weight is f32."""
+    f32_weights: tuple[str, ...] = ()
+    """The weights its kernels take in f32 only (the others may be Q8_0)."""
+    parts: bool = False
+    """Whether it may write a part of every unit of its output (`PART_PARAMS`)."""
 
 
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
-        Kind("gather", ("table", "ids"), ("out",), ("table",), {}, _none),
-        Kind("norm", ("x", "gain"), ("out",), ("gain",), {"eps": 1e-6}, _none),
-        Kind("quantize", ("x",), ("out",), (), {}, _none),
-        Kind("gemv", ("x", "w"), ("out",), ("w",), {"split": 1}, _split_scratch("fp", "fq", 1)),
-        Kind("glu", ("x", "w_gate", "w_up"), ("out",), ("w_gate", "w_up"), {"split": 1}, _split_scratch("gp", "gq", 2)),
-        Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6}, _none, in_place=True),
-        Kind("kv_store", ("k", "v", "pos"), ("k_cache", "v_cache"), (), {}, _none, scattered=True),
+        Kind("gather", ("table", "ids"), ("out",), ("table",), {}, _none, ints=("ids",)),
+        Kind("norm", ("x", "gain"), ("out",), ("gain",), {"eps": 1e-6}, _none, quant=("out",), f32_weights=("gain",)),
+        Kind("quantize", ("x",), ("out",), (), {}, _none, quant=("out",)),
+        Kind("gemv", ("x", "w"), ("out",), ("w",), {"split": 1}, _split_scratch("fp", "fq", 1), quant=("x",),
+             parts=True),
+        Kind("glu", ("x", "w_gate", "w_up"), ("out",), ("w_gate", "w_up"), {"split": 1}, _split_scratch("gp", "gq", 2),
+             quant=("x",)),
+        Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6}, _none, in_place=True, ints=("pos",)),
+        Kind("kv_store", ("k", "v", "pos"), ("k_cache", "v_cache"), (), {}, _none, scattered=True, ints=("pos",)),
         Kind(
             "attention",
             ("q", "k_cache", "v_cache", "pos"),
@@ -132,6 +142,7 @@ KINDS: dict[str, Kind] = {
             (),
             {"heads": None, "kv_heads": None, "splits": 1},
             _attention_scratch,
+            ints=("pos",),
         ),
         Kind(
             "moe",
@@ -140,13 +151,18 @@ KINDS: dict[str, Kind] = {
             ("w_router", "w_gate", "w_up", "w_down"),
             {"experts": None, "topk": None},
             _moe_scratch,
+            quant=("x",),
+            f32_weights=("w_router",),
         ),
         Kind("binary", ("a", "b"), ("out",), (), {"op": "add"}, _none),
-        Kind("argmax", ("logits",), ("out",), (), {}, _argmax_scratch),
+        Kind("argmax", ("logits",), ("out",), (), {}, _argmax_scratch, ints=("out",)),
     )
 }
 
 BINARY_OPS = ("add", "mul")
+
+PART_PARAMS = ("pitch", "start", "width")
+"""The parameters that make a launch's write a part of every unit of its output."""
 
 
 def part_of(params: Params) -> Part | None:

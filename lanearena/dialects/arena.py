@@ -20,17 +20,28 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.dialects.lane import TensorDef, TensorType
+from lanearena.dialects.lane_tensors import TensorDef, TensorOp, TensorType, ViewOp, step_numerics, verify_in_step
+from lanearena.dialects.located import located, located_op, source_location
 from lanearena.dialects.syntax import FORMS, parse_params, parse_value, print_params
-from lanearena.model import Form
+from lanearena.model import Form, Numerics
 
 REASONS = ("input", "weight", "state", "output", "view", "unsafe", "unallocated")
 
 
-def _require(parser: Parser, params: dict, names: tuple[str, ...], op: str) -> None:
+def _params(parser: Parser, names: tuple[str, ...], op: str, strings: tuple[str, ...] = ()) -> dict:
+    """`name(value)` for every one of `names`, in any order: integers, but strings for `strings`."""
+    at = parser.pos
+    params = parse_params(parser, names)
     missing = [n for n in names if n not in params]
     if missing:
-        parser.raise_error(f"{op} needs {', '.join(f'{n}(...)' for n in missing)}")
+        parser.raise_error(f"{op} needs {', '.join(f'{n}(...)' for n in missing)}", at, parser.pos)
+    for n in names:
+        kind = str if n in strings else int
+        if not isinstance(params[n], kind):
+            parser.raise_error(
+                f"{op}: {n}(...) is {'a string' if kind is str else 'an integer'}, not {params[n]!r}", at, parser.pos
+            )
+    return params
 
 
 def _ints(op: IRDLOperation, *names: str) -> None:
@@ -40,6 +51,14 @@ def _ints(op: IRDLOperation, *names: str) -> None:
             raise VerifyException(f"{op.name}: {n} must not be negative, not {v}")
 
 
+def _verify_tag(op: IRDLOperation) -> None:
+    verify_in_step(op)
+    _ints(op, "launch", "bytes")
+    if not op.tag.data:
+        raise VerifyException(f"{op.name} of launch {op.launch.data}: needs a tag")
+
+
+@located_op
 @irdl_op_definition
 class AllocOp(IRDLOperation):
     """The step's one arena: `bytes` aligned to `align`; `lower_bound` is the most bytes live at one launch, and
@@ -64,15 +83,16 @@ class AllocOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        p = parse_params(parser, cls.KEYS)
-        _require(parser, p, cls.KEYS, cls.name)
-        return cls(int(p["bytes"]), int(p["align"]), int(p["lower_bound"]), str(p["algorithm"]))
+        at = source_location(parser, cls.name)
+        p = _params(parser, cls.KEYS, cls.name, strings=("algorithm",))
+        return located(cls(p["bytes"], p["align"], p["lower_bound"], p["algorithm"]), at)
 
     def print(self, printer: Printer) -> None:
         print_params(printer, {"bytes": self.bytes.data, "align": self.align.data,
                                "lower_bound": self.lower_bound.data, "algorithm": self.algorithm.data})
 
     def verify_(self) -> None:
+        verify_in_step(self)
         _ints(self, "bytes", "lower_bound")
         if self.align.data <= 0:
             raise VerifyException(f"arena.alloc: align must be positive, not {self.align.data}")
@@ -105,12 +125,18 @@ class _TensorArrayOp(IRDLOperation):
         printer.print_string(f" {self.form.data}")
 
     def _verify_head(self) -> None:
+        verify_in_step(self)
         if self.form.data not in FORMS:
             raise VerifyException(f"{self.name}: form must be plain or quant, not {self.form.data}")
         if not isinstance(self.tensor.owner, TensorDef):
             raise VerifyException(f"{self.name}: the operand must be a lane tensor")
+        if self.form.data == Form.QUANT.value and step_numerics(self) is Numerics.F32:
+            raise VerifyException(
+                f"{self.name} '{self.tensor_name}' quant: no array is quantized under f32 numerics"
+            )
 
 
+@located_op
 @irdl_op_definition
 class ArrayOp(_TensorArrayOp):
     """Tensor `tensor`'s array `form`, placed in the arena: `bytes` from `offset`, live from launch `first` to
@@ -131,12 +157,16 @@ class ArrayOp(_TensorArrayOp):
 
     @classmethod
     def parse(cls, parser: Parser):
+        at = source_location(parser, cls.name)
         tensor, form = _parse_tensor_form(parser)
-        p = parse_params(parser, ("offset", "bytes"))
-        _require(parser, p, ("offset", "bytes"), cls.name)
+        p = _params(parser, ("offset", "bytes"), cls.name)
         parser.parse_keyword("live")
-        first, last = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_integer)
-        return cls(tensor, form, int(p["offset"]), int(p["bytes"]), first, last)
+        parser.parse_punctuation("(")
+        first = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(",")
+        last = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(")")
+        return located(cls(tensor, form, p["offset"], p["bytes"], first, last), at)
 
     def print(self, printer: Printer) -> None:
         self._print_head(printer)
@@ -145,11 +175,23 @@ class ArrayOp(_TensorArrayOp):
 
     def verify_(self) -> None:
         self._verify_head()
+        owner = self.tensor.owner
+        if not isinstance(owner, TensorOp):
+            what = "a view (its bytes are the viewed tensor's)" if isinstance(owner, ViewOp) else f"{owner.ROLE} data"
+            raise VerifyException(
+                f"arena.array '{self.tensor_name}': only a computed tensor is placed in the arena, not {what}"
+            )
+        if self.form.data not in owner.forms:
+            raise VerifyException(
+                f"arena.array '{self.tensor_name}' {self.form.data}: the tensor is not allocated in that form "
+                f"(its forms are ({', '.join(owner.forms)}))"
+            )
         _ints(self, "offset", "bytes", "first", "last")
         if self.first.data > self.last.data:
             raise VerifyException(f"arena.array '{self.tensor_name}': live range ends before it starts")
 
 
+@located_op
 @irdl_op_definition
 class ScratchOp(IRDLOperation):
     """Launch `launch`'s scratch `tag`: `bytes` from `offset` in the arena, live while that launch runs."""
@@ -166,12 +208,11 @@ class ScratchOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        launch = parse_params(parser, ("launch",))
-        _require(parser, launch, ("launch",), cls.name)
+        at = source_location(parser, cls.name)
+        launch = _params(parser, ("launch",), cls.name)
         tag = parser.parse_str_literal(" (the scratch's tag)")
-        p = parse_params(parser, ("offset", "bytes"))
-        _require(parser, p, ("offset", "bytes"), cls.name)
-        return cls(int(launch["launch"]), tag, int(p["offset"]), int(p["bytes"]))
+        p = _params(parser, ("offset", "bytes"), cls.name)
+        return located(cls(launch["launch"], tag, p["offset"], p["bytes"]), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" launch({self.launch.data}) ")
@@ -179,9 +220,11 @@ class ScratchOp(IRDLOperation):
         print_params(printer, {"offset": self.offset.data, "bytes": self.bytes.data})
 
     def verify_(self) -> None:
-        _ints(self, "launch", "offset", "bytes")
+        _verify_tag(self)
+        _ints(self, "offset")
 
 
+@located_op
 @irdl_op_definition
 class CounterOp(IRDLOperation):
     """Launch `launch`'s counter `tag`: a zeroed buffer of `bytes` of its own, never arena bytes."""
@@ -196,12 +239,11 @@ class CounterOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        launch = parse_params(parser, ("launch",))
-        _require(parser, launch, ("launch",), cls.name)
+        at = source_location(parser, cls.name)
+        launch = _params(parser, ("launch",), cls.name)
         tag = parser.parse_str_literal(" (the counter's tag)")
-        p = parse_params(parser, ("bytes",))
-        _require(parser, p, ("bytes",), cls.name)
-        return cls(int(launch["launch"]), tag, int(p["bytes"]))
+        p = _params(parser, ("bytes",), cls.name)
+        return located(cls(launch["launch"], tag, p["bytes"]), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" launch({self.launch.data}) ")
@@ -209,9 +251,10 @@ class CounterOp(IRDLOperation):
         print_params(printer, {"bytes": self.bytes.data})
 
     def verify_(self) -> None:
-        _ints(self, "launch", "bytes")
+        _verify_tag(self)
 
 
+@located_op
 @irdl_op_definition
 class OwnOp(_TensorArrayOp):
     """Tensor `tensor`'s array `form`, kept in a buffer of its own of `bytes`, for `reason`."""
@@ -226,10 +269,10 @@ class OwnOp(_TensorArrayOp):
 
     @classmethod
     def parse(cls, parser: Parser):
+        at = source_location(parser, cls.name)
         tensor, form = _parse_tensor_form(parser)
-        p = parse_params(parser, ("bytes", "reason"))
-        _require(parser, p, ("bytes", "reason"), cls.name)
-        return cls(tensor, form, int(p["bytes"]), str(p["reason"]))
+        p = _params(parser, ("bytes", "reason"), cls.name, strings=("reason",))
+        return located(cls(tensor, form, p["bytes"], p["reason"]), at)
 
     def print(self, printer: Printer) -> None:
         self._print_head(printer)
@@ -238,8 +281,19 @@ class OwnOp(_TensorArrayOp):
     def verify_(self) -> None:
         self._verify_head()
         _ints(self, "bytes")
-        if self.reason.data not in REASONS:
+        reason = self.reason.data
+        if reason not in REASONS:
             raise VerifyException(f"arena.own: reason must be one of {', '.join(REASONS)}")
+        owner = self.tensor.owner
+        role = "view" if isinstance(owner, ViewOp) else owner.ROLE
+        if (reason in _ROLE_REASONS or role in _ROLE_REASONS) and reason != role:
+            raise VerifyException(
+                f"arena.own '{self.tensor_name}': reason(\"{reason}\"), but the tensor is {role} data"
+            )
+
+
+_ROLE_REASONS = ("input", "weight", "state", "view")
+"""The reasons an array keeps a buffer of its own that follow from its tensor alone."""
 
 
 ARENA = Dialect("arena", [AllocOp, ArrayOp, ScratchOp, CounterOp, OwnOp], [])

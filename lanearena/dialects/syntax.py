@@ -3,16 +3,26 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, StringAttr, f64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 from lanearena.model import Form
 
 FORMS = tuple(f.value for f in Form)
+
+_BACKTRACKING_STRING = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+"""xDSL 0.75's string-literal pattern: its nested repetition (`(?:[^"...]+|...)*`) tries every way to cut a run of
+characters when no closing quote follows on the line, so a quote left open before a long line never returns."""
+
+if MLIRLexer._unescaped_characters_regex.pattern == _BACKTRACKING_STRING:
+    # The same strings, one character at a time: a single way to match, so linear time (until xDSL's own is).
+    MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 
 def print_forms(printer: Printer, forms: Sequence[str]) -> None:

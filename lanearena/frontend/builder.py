@@ -13,6 +13,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import kinds
 from lanearena.dialects import lane
+from lanearena.dialects.syntax import FORMS
 from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
 
 Operand = SSAValue | tuple[SSAValue, str | Form]
@@ -24,7 +25,6 @@ Written = SSAValue | tuple[SSAValue, str | Form | Sequence[str | Form]]
 GenericWritten = Written | tuple[SSAValue, str | Form | Sequence[str | Form], str | WriteHow]
 """A generic launch's written operand: as `Written`, and how it is written (`whole` by default)."""
 
-PART_PARAMS = ("pitch", "start", "width")
 """The parameters that make a kernel launch's writes a part of every unit."""
 
 
@@ -37,7 +37,7 @@ def _hint(name: str) -> str:
 def _forms(forms: str | Form | Iterable[str | Form], what: str) -> tuple[str, ...]:
     """Forms given as one form or several, as their names."""
     forms = (forms,) if isinstance(forms, (str, Form)) else tuple(forms)
-    if not forms or any(f not in lane.FORMS for f in forms):
+    if not forms or any(f not in FORMS for f in forms):
         raise ValueError(f"{what}: forms are plain and quant, not {forms!r}")
     return tuple(Form(f).value for f in forms)
 
@@ -132,10 +132,13 @@ class StepBuilder:
         where = f"launch #{self._launch_count} ({kernel})"
         if not all(isinstance(s, Scratch) for s in scratch):
             raise ValueError(f"{where}: scratch is a list of lanearena.model.Scratch")
-        attrs = [
-            lane.ScratchAttr(StringAttr(s.tag), StringAttr(s.elem), IntAttr(s.bytes), IntAttr(int(s.counter)))
-            for s in scratch
-        ]
+        try:
+            attrs = [
+                lane.ScratchAttr(StringAttr(s.tag), StringAttr(s.elem), IntAttr(s.bytes), IntAttr(int(s.counter)))
+                for s in scratch
+            ]
+        except DiagnosticException as e:
+            raise ValueError(f"{where}: {e}") from e
         written = [self._written(v, where, with_how=True) for v in outs]
         return self._add(lane.GenericLaunchOp(kernel, [self._read(v, where) for v in ins], written, attrs))
 
@@ -243,9 +246,9 @@ class StepBuilder:
         """`params` checked against the kind's, integers made floats where the kind's are floats."""
         out: dict[str, int | float | str] = {}
         for name, value in params.items():
-            if name not in kind.params and name not in PART_PARAMS:
+            if name not in kind.params and name not in kinds.PART_PARAMS:
                 raise ValueError(
-                    f"{where}: unknown parameter '{name}' (takes {', '.join((*kind.params, *PART_PARAMS))})"
+                    f"{where}: unknown parameter '{name}' (takes {', '.join((*kind.params, *kinds.PART_PARAMS))})"
                 )
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
                 raise ValueError(f"{where}: parameter '{name}' is an integer, a float or a string, not {value!r}")
@@ -257,7 +260,10 @@ class StepBuilder:
 def _how(how: str | WriteHow, where: str) -> Attribute:
     """How a generic launch writes an operand, as the attribute `lane.launch` keeps."""
     if isinstance(how, Part):
-        return lane.PartAttr(IntAttr(how.pitch), IntAttr(how.start), IntAttr(how.width))
+        try:
+            return lane.PartAttr(IntAttr(how.pitch), IntAttr(how.start), IntAttr(how.width))
+        except DiagnosticException as e:
+            raise ValueError(f"{where}: {e}") from e
     if isinstance(how, (Whole, Other)):
         how = "whole" if isinstance(how, Whole) else "other"
     if how not in ("whole", "other"):

@@ -121,14 +121,15 @@ def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def _ints(step: Step, name: str, n: int, uses: list, rng: np.random.Generator) -> np.ndarray:
+    positions = [launch for _, operand, launch in uses if operand == "pos"]
+    if positions:  # inside the caches of every launch that takes them (the first, a rope, has none)
+        caches = [step.tensors[c] for p in positions for c in (*p.ins, *p.outs) if step.tensors[c].role is Role.STATE]
+        length = min((c.shape[0] for c in caches), default=n)
+        start = rng.integers(0, max(length - n, 0) + 1)
+        return (start + np.arange(n)).astype(np.int32)
     for kind, operand, launch in uses:
         if kind == "gather" and operand == "ids":
             return rng.integers(0, step.tensors[launch.ins[0]].shape[0], n).astype(np.int32)
-        if operand == "pos":
-            caches = [step.tensors[c] for c in (*launch.ins, *launch.outs) if step.tensors[c].role is Role.STATE]
-            length = min((c.shape[0] for c in caches), default=n)
-            start = rng.integers(0, max(length - n, 0) + 1)
-            return (start + np.arange(n)).astype(np.int32)
     return rng.integers(0, 16, n).astype(np.int32)
 
 

@@ -81,17 +81,14 @@ def operand(launch: Launch, step: Step, name: str) -> Tensor:
     return step.tensors[_bound(launch)[name]]
 
 
-QUANT_OPERANDS = {"gemv": {"x"}, "glu": {"x"}, "moe": {"x"}, "norm": {"out"}, "quantize": {"out"}}
-"""The operands a kind's kernels may read or write quantized; every other is f32/i32."""
-
-
 def check_launch(launch: Launch) -> None:
     """Raises unless `launch` touches quantized only the operands its kernels take quantized, and writes a part of
     every unit (`pitch`) only where its kernels can (gemv)."""
-    if "pitch" in launch.params and launch.kind != "gemv":
+    kind = KINDS[launch.kind]
+    if "pitch" in launch.params and not kind.parts:
         raise fail(launch, "its kernels write whole rows: no pitch, start, width")
     bound = _bound(launch)
-    may = {bound[o] for o in QUANT_OPERANDS.get(launch.kind, ())}
+    may = {bound[o] for o in kind.quant}
     wrong = sorted({t.tensor for t in (*launch.reads, *launch.writes) if t.form is Form.QUANT} - may)
     if wrong:
         raise fail(launch, f"its kernels do not take {', '.join(wrong)} quantized")

@@ -1,0 +1,194 @@
+"""What each kernel kind takes its operands to be: the shapes, element types and forms that `lane`'s kernel ops
+verify against the kernels' semantics (`docs/kernels.md`) and their scratch (`kinds`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.irdl import (
+    IRDLOperation,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from lanearena import kinds
+from lanearena.model import QBLOCK, Form, Numerics
+from lanearena.dialects.lane_tensors import TensorDef, _length, step_numerics
+
+
+def _shape_error(op: IRDLOperation, message: str) -> VerifyException:
+    return VerifyException(f"{op.name}: {message}")
+
+
+def _dims(t: TensorDef) -> tuple[int, ...]:
+    return t.result.type.dims
+
+
+def _len(t: TensorDef) -> int:
+    return _length(t.result.type)
+
+
+def _quantized(op: IRDLOperation, tensors: dict[str, TensorDef]) -> bool:
+    """Whether a product reads a quantized activation or a Q8_0 weight, and so works in blocks."""
+    return any(f == Form.QUANT.value for _, f in op.reads()) or any(
+        t.result.type.elem == "i8" for t in tensors.values()
+    )
+
+
+def _rows(op: IRDLOperation, x: TensorDef, k: int, what: str) -> int:
+    """The rows of `k` values `x` holds: its length must be a whole number of them."""
+    if _len(x) % k:
+        raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not rows of {what}'s {k} values (k)")
+    return _len(x) // k
+
+
+def _blocks(op: IRDLOperation, k: int, what: str) -> None:
+    if k % QBLOCK:
+        raise _shape_error(op, f"{what} of {k} values is not a whole number of {QBLOCK}-value blocks, as a "
+                           "quantized product needs")
+
+
+def _out_length(op: IRDLOperation, out: TensorDef, want: int, why: str) -> None:
+    if _len(out) != want:
+        raise _shape_error(op, f"out '{out.tensor_name}' holds {_len(out)} values, but {why} make {want}")
+
+
+def _matrix(op: IRDLOperation, w: TensorDef, operand: str) -> tuple[int, int]:
+    """(n, k) of weight `w`, which must be a matrix [n, k]."""
+    if len(_dims(w)) != 2:
+        raise _shape_error(op, f"{operand} '{w.tensor_name}' is {_dims(w)}, not a matrix [n, k]")
+    return _dims(w)
+
+
+def _check_gather(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    table, ids, out = t["table"], t["ids"], t["out"]
+    if len(_dims(table)) < 2:
+        raise _shape_error(op, f"table '{table.tensor_name}' is {_dims(table)}, not rows [vocab, d]")
+    d = _len(table) // _dims(table)[0]
+    _out_length(op, out, _len(ids) * d, f"{_len(ids)} ids of table rows of {d} values")
+
+
+def _check_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    x, gain, out = t["x"], t["gain"], t["out"]
+    d = _len(gain)
+    if _len(x) % d:
+        raise _shape_error(op, f"gain '{gain.tensor_name}' of {d} values does not divide x '{x.tensor_name}' of "
+                           f"{_len(x)} values into rows")
+    _out_length(op, out, _len(x), f"{_len(x) // d} rows of {d} values")
+    if Form.QUANT.value in op.writes()[0][1] and d % QBLOCK:
+        raise _shape_error(op, f"rows of {d} values cannot be quantized in {QBLOCK}-value blocks")
+
+
+def _check_quantize(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _out_length(op, t["out"], _len(t["x"]), f"the {_len(t['x'])} values of x '{t['x'].tensor_name}'")
+
+
+def _check_gemv(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    x, out = t["x"], t["out"]
+    n, k = _matrix(op, t["w"], "w")
+    rows = _rows(op, x, k, f"w '{t['w'].tensor_name}'")
+    if _quantized(op, t):
+        _blocks(op, k, "k")
+    part = kinds.part_of(p)
+    if part is None:
+        _out_length(op, out, rows * n, f"{rows} rows of {n} values")
+        return
+    if part.width != n:
+        raise _shape_error(op, f"a part of width {part.width} of every {part.pitch}, but w makes {n} values a row")
+    _out_length(op, out, rows * part.pitch, f"{rows} rows of a pitch of {part.pitch}")
+
+
+def _check_glu(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    x, wg, wu, out = t["x"], t["w_gate"], t["w_up"], t["out"]
+    n, k = _matrix(op, wg, "w_gate")
+    if _dims(wu) != _dims(wg):
+        raise _shape_error(op, f"w_up '{wu.tensor_name}' is {_dims(wu)}, but w_gate is {_dims(wg)}")
+    rows = _rows(op, x, k, f"w_gate '{wg.tensor_name}'")
+    if _quantized(op, t):
+        _blocks(op, k, "k")
+    _out_length(op, out, rows * n, f"{rows} rows of {n} values")
+
+
+def _check_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    pos, x = t["pos"], t["x"]
+    heads, rows = p["heads"], _len(pos)
+    if _len(x) % (rows * heads) or (_len(x) // (rows * heads)) % 2:
+        raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not {rows} rows (positions) of "
+                           f"{heads} heads of an even size")
+
+
+def _check_kv_store(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    k, v, pos, kc, vc = (t[n] for n in ("k", "v", "pos", "k_cache", "v_cache"))
+    if _dims(vc) != _dims(kc) or len(_dims(kc)) < 2:
+        raise _shape_error(op, f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are "
+                           "not two caches [length, width] of one shape")
+    width = _len(kc) // _dims(kc)[0]
+    for new in (k, v):
+        if _len(new) != _len(pos) * width:
+            raise _shape_error(op, f"'{new.tensor_name}' of {_len(new)} values is not {_len(pos)} rows "
+                               f"(positions) of the caches' {width}")
+
+
+def _check_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    q, kc, vc, pos, out = (t[n] for n in ("q", "k_cache", "v_cache", "pos", "out"))
+    heads, kv_heads = p["heads"], p["kv_heads"]
+    width = _dims(q)[-1]
+    if width % heads or _len(q) != _len(pos) * width:
+        raise _shape_error(op, f"q '{q.tensor_name}' {_dims(q)} is not {_len(pos)} rows (positions) of "
+                           f"{heads} heads")
+    if heads % kv_heads:
+        raise _shape_error(op, f"kv_heads {kv_heads} do not divide heads {heads}")
+    hd = width // heads
+    if _dims(vc) != _dims(kc) or _len(kc) != _dims(kc)[0] * kv_heads * hd:
+        raise _shape_error(op, f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are not "
+                           f"[length, {kv_heads} kv heads of {hd}] both")
+    _out_length(op, out, _len(q), f"the {_len(q)} values of q")
+
+
+def _check_moe(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    x, wr, wg, wu, wd, out = (t[n] for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
+    experts, topk = p["experts"], p["topk"]
+    if len(_dims(wg)) != 3 or _dims(wg)[0] != experts:
+        raise _shape_error(op, f"w_gate '{wg.tensor_name}' is {_dims(wg)}, not [{experts} experts, ffn, d]")
+    _, f, d = _dims(wg)
+    want = {"w_router": (wr, (experts, d)), "w_up": (wu, (experts, f, d)), "w_down": (wd, (experts, d, f))}
+    for operand, (w, shape) in want.items():
+        if _dims(w) != shape:
+            raise _shape_error(op, f"{operand} '{w.tensor_name}' is {_dims(w)}, not {shape}")
+    if topk > experts:
+        raise _shape_error(op, f"topk {topk} exceeds the {experts} experts")
+    _rows(op, x, d, f"w_gate '{wg.tensor_name}'")
+    quantized = _quantized(op, t)
+    if quantized:
+        _blocks(op, d, "d")
+    if quantized or step_numerics(op) not in (None, Numerics.F32):
+        _blocks(op, f, "a hidden row")
+    _out_length(op, out, _len(x), f"the {_len(x)} values of x")
+
+
+def _check_binary(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    a, b, out = t["a"], t["b"], t["out"]
+    if not _len(a) == _len(b) == _len(out):
+        raise _shape_error(op, f"a '{a.tensor_name}', b '{b.tensor_name}' and out '{out.tensor_name}' hold "
+                           f"{_len(a)}, {_len(b)} and {_len(out)} values, not one length")
+
+
+def _check_argmax(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    logits, out = t["logits"], t["out"]
+    vocab = _dims(logits)[-1]
+    _out_length(op, out, _len(logits) // vocab, f"{_len(logits) // vocab} rows of {vocab} logits")
+
+
+_SHAPES: dict[str, Callable[[IRDLOperation, dict[str, TensorDef], dict], None]] = {
+    "gather": _check_gather,
+    "norm": _check_norm,
+    "quantize": _check_quantize,
+    "gemv": _check_gemv,
+    "glu": _check_glu,
+    "rope": _check_rope,
+    "kv_store": _check_kv_store,
+    "attention": _check_attention,
+    "moe": _check_moe,
+    "binary": _check_binary,
+    "argmax": _check_argmax,
+}
+"""Each kind's shape rules: what its kernels and its scratch (`kinds`) take its operands to be."""

@@ -1,0 +1,91 @@
+"""Where a `lane` or `arena` op was written, kept for the verifiers' messages (`file:line:col`)."""
+
+from __future__ import annotations
+
+import functools
+
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    StringAttr,
+)
+from xdsl.ir import (
+    Operation,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+)
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Span
+
+
+
+
+# --- Where an op was written, for the verifiers' messages ------------------------------------------------------
+
+
+def source_location(parser: Parser, name: str) -> FileLineColLoc:
+    """Where op `name`, whose custom form `parser` is about to parse, was written: the location of its name (xDSL
+    records none for an op in custom form), so that a verifier's message names the file, line and column."""
+    start = parser.pos
+    content = parser.lexer.input.content
+    at = content.rfind(name.encode() if isinstance(content, bytes) else name, 0, start)
+    loc = Span(at if at >= 0 else start, start, parser.lexer.input).get_location()
+    return FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+
+
+def located(op: Operation, at: FileLineColLoc) -> Operation:
+    """`op`, with `at` as its source location."""
+    op.location = at
+    return op
+
+
+def where(op: Operation) -> str:
+    """`file:line:col: ` where `op` was parsed from (or the op it is in, for an op in a declarative format), or
+    nothing for an op that was built."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+        op = op.parent_op()
+    return ""
+
+
+class LocatedError(VerifyException):
+    """A verifier's error whose message already starts with the location of the op at fault."""
+
+
+def error_at(op: Operation, message: str) -> LocatedError:
+    """The error `message` about `op`, at `op`'s location."""
+    return LocatedError(where(op) + message)
+
+
+def located_op(cls: type[IRDLOperation]) -> type[IRDLOperation]:
+    """`cls`, an op definition, whose verifier's errors (its own checks and IRDL's) start with where the op was
+    written; an op in a declarative format also records that when parsed."""
+    verify = cls.verify_
+
+    @functools.wraps(verify)
+    def verify_(self: IRDLOperation) -> None:
+        try:
+            verify(self)
+        except LocatedError:
+            raise
+        except VerifyException as e:
+            raise error_at(self, str(e)) from e
+
+    cls.verify_ = verify_
+    if cls.get_irdl_definition().assembly_format is not None:
+        parse = cls.parse.__func__
+
+        def parse_located(cls: type[IRDLOperation], parser: Parser) -> IRDLOperation:
+            at, start = source_location(parser, cls.name), parser.pos
+            try:
+                op = parse(cls, parser)
+            except VerifyException as e:  # the format's own type constraints, checked while parsing
+                parser.raise_error(f"{cls.name}: {e}", start, parser.pos)
+            return located(op, at)
+
+        cls.parse = classmethod(parse_located)
+    return cls

@@ -1,0 +1,355 @@
+// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+
+// The kernel ops check their parameters, the forms and element types their kernels take, and their operands'
+// shapes against the kind's semantics (which its scratch and kernels rely on).
+
+// A count that is no positive integer.
+// CHECK: lane.rope: parameter 'heads' must be a positive integer, not 2.5
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %q = lane.input "q0" : !lane.tensor<128xf32>
+  %qr = lane.tensor "q" : !lane.tensor<128xf32>
+  lane.binary %q, %q -> %qr op("add")
+  lane.rope %pos -> %qr heads(2.5)
+}
+
+// -----
+
+// CHECK: lane.attention: parameter 'heads' must be a positive integer, not 'four'
+lane.step @s numerics(f32) {
+  %q = lane.input "q" : !lane.tensor<64xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x64xf32>
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %o = lane.tensor "o" : !lane.tensor<64xf32>
+  lane.attention %q, %kc, %kc, %pos -> %o heads("four") kv_heads(1)
+}
+
+// -----
+
+// A part write takes all three of pitch, start and width.
+// CHECK: lane.gemv: a part write takes pitch, start and width together
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %w = lane.weight "w" : !lane.tensor<32x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.gemv %x, %w -> %y pitch(64)
+}
+
+// -----
+
+// Only the matrix product writes rows into a wider tensor.
+// CHECK: lane.norm: only lane.gemv writes a part of its output (pitch, start, width)
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %g = lane.weight "g" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.norm %x, %g -> %y pitch(128) start(0) width(64)
+}
+
+// -----
+
+// A part of another width than the product's rows.
+// CHECK: lane.gemv: a part of width 16 of every 64, but w makes 32 values a row
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %w = lane.weight "w" : !lane.tensor<32x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.gemv %x, %w -> %y pitch(64) start(0) width(16)
+}
+
+// -----
+
+// An operand the kind's kernels take plain, touched quantized.
+// CHECK: lane.binary reads 'h' (its 'a') quantized, but its kernels take 'a' in the plain form
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.launch "w" %x -> %h(plain, quant) whole
+  lane.binary %h(quant), %x -> %y
+}
+
+// -----
+
+// CHECK: lane.gemv writes 'y' (its 'out') quantized, but its kernels write 'out' in the plain form
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %w = lane.weight "w" : !lane.tensor<32x64xi8>
+  %y = lane.tensor "y" forms(plain, quant) : !lane.tensor<32xf32>
+  lane.gemv %x, %w -> %y(plain, quant)
+}
+
+// -----
+
+// A quantize writes the quantized form alone.
+// CHECK: lane.quantize writes the quant form of 'h' alone, not (plain, quant)
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  lane.quantize %x -> %h(plain, quant)
+}
+
+// -----
+
+// Positions are i32.
+// CHECK: lane.rope: 'pos' (its 'pos') is f32, but the kernels take i32
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xf32>
+  %q = lane.tensor "q" : !lane.tensor<128xf32>
+  lane.launch "w" %pos -> %q whole
+  lane.rope %pos -> %q heads(4)
+}
+
+// -----
+
+// A norm's gain is f32.
+// CHECK: lane.norm: 'g' (its 'gain') is i8, but the kernels take f32
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %g = lane.weight "g" : !lane.tensor<64xi8>
+  %h = lane.tensor "h" : !lane.tensor<64xf32>
+  lane.norm %x, %g -> %h
+}
+
+// -----
+
+// gather: the output holds a table row an id.
+// CHECK: lane.gather: out 'x' holds 64 values, but 2 ids of table rows of 64 values make 128
+lane.step @s numerics(f32) {
+  %t = lane.weight "t" : !lane.tensor<100x64xf32>
+  %ids = lane.input "ids" : !lane.tensor<2xi32>
+  %x = lane.tensor "x" : !lane.tensor<64xf32>
+  lane.gather %t, %ids -> %x
+}
+
+// -----
+
+// norm: the gain's length divides x into rows.
+// CHECK: lane.norm: gain 'g' of 48 values does not divide x 'x' of 64 values into rows
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %g = lane.weight "g" : !lane.tensor<48xf32>
+  %h = lane.tensor "h" : !lane.tensor<64xf32>
+  lane.norm %x, %g -> %h
+}
+
+// -----
+
+// CHECK: lane.norm: rows of 16 values cannot be quantized in 32-value blocks
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %g = lane.weight "g" : !lane.tensor<16xf32>
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  lane.norm %x, %g -> %h(plain, quant)
+}
+
+// -----
+
+// quantize: of the length it reads.
+// CHECK: lane.quantize: out 'h' holds 64 values, but the 32 values of x 'x' make 32
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<32xf32>
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  lane.quantize %x -> %h(quant)
+}
+
+// -----
+
+// gemv: x is rows of w's k values.
+// CHECK: lane.gemv: x 'x' of 48 values is not rows of w 'w''s 64 values (k)
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<48xf32>
+  %w = lane.weight "w" : !lane.tensor<32x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<32xf32>
+  lane.gemv %x, %w -> %y
+}
+
+// -----
+
+// CHECK: lane.gemv: w 'w' is (4, 32, 64), not a matrix [n, k]
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %w = lane.weight "w" : !lane.tensor<4x32x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.gemv %x, %w -> %y
+}
+
+// -----
+
+// CHECK: lane.gemv: out 'y' holds 64 values, but 2 rows of 16 values make 32
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<2x64xf32>
+  %w = lane.weight "w" : !lane.tensor<16x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.gemv %x, %w -> %y
+}
+
+// -----
+
+// A quantized product works in whole blocks of k.
+// CHECK: lane.gemv: k of 16 values is not a whole number of 32-value blocks, as a quantized product needs
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  %w = lane.weight "w" : !lane.tensor<32x16xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.launch "w" %x -> %h(plain, quant) whole
+  lane.gemv %h(quant), %w -> %y
+}
+
+// -----
+
+// glu: the gate and up weights are one shape.
+// CHECK: lane.glu: w_up 'wu' is (32, 32), but w_gate is (32, 64)
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %wg = lane.weight "wg" : !lane.tensor<32x64xf32>
+  %wu = lane.weight "wu" : !lane.tensor<32x32xf32>
+  %y = lane.tensor "y" : !lane.tensor<32xf32>
+  lane.glu %x, %wg, %wu -> %y
+}
+
+// -----
+
+// rope: rows (one a position) of heads of an even size.
+// CHECK: lane.rope: x 'q' of 100 values is not 1 rows (positions) of 4 heads of an even size
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %x = lane.input "x" : !lane.tensor<100xf32>
+  %q = lane.tensor "q" : !lane.tensor<100xf32>
+  lane.binary %x, %x -> %q
+  lane.rope %pos -> %q heads(4)
+}
+
+// -----
+
+// kv_store: a row of the caches a position.
+// CHECK: lane.kv_store: 'k' of 32 values is not 1 rows (positions) of the caches' 64
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %k = lane.input "k" : !lane.tensor<32xf32>
+  %v = lane.input "v" : !lane.tensor<64xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x64xf32>
+  %vc = lane.state "vc" : !lane.tensor<8x64xf32>
+  lane.kv_store %k, %v, %pos -> %kc, %vc
+}
+
+// -----
+
+// CHECK: lane.kv_store: caches 'kc' (8, 64) and 'vc' (4, 64) are not two caches [length, width] of one shape
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %k = lane.input "k" : !lane.tensor<64xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x64xf32>
+  %vc = lane.state "vc" : !lane.tensor<4x64xf32>
+  lane.kv_store %k, %k, %pos -> %kc, %vc
+}
+
+// -----
+
+// attention: q is rows of heads, kv heads divide them, the caches hold the kv heads.
+// CHECK: lane.attention: q 'q' (100,) is not 1 rows (positions) of 8 heads
+lane.step @s numerics(f32) {
+  %q = lane.input "q" : !lane.tensor<100xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x64xf32>
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %o = lane.tensor "o" : !lane.tensor<100xf32>
+  lane.attention %q, %kc, %kc, %pos -> %o heads(8) kv_heads(2)
+}
+
+// -----
+
+// CHECK: lane.attention: kv_heads 3 do not divide heads 4
+lane.step @s numerics(f32) {
+  %q = lane.input "q" : !lane.tensor<128xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x96xf32>
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %o = lane.tensor "o" : !lane.tensor<128xf32>
+  lane.attention %q, %kc, %kc, %pos -> %o heads(4) kv_heads(3)
+}
+
+// -----
+
+// CHECK: lane.attention: caches 'kc' (8, 32) and 'kc' (8, 32) are not [length, 2 kv heads of 32] both
+lane.step @s numerics(f32) {
+  %q = lane.input "q" : !lane.tensor<128xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x32xf32>
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %o = lane.tensor "o" : !lane.tensor<128xf32>
+  lane.attention %q, %kc, %kc, %pos -> %o heads(4) kv_heads(2)
+}
+
+// -----
+
+// moe: expert weights [experts, ffn, d], a router [experts, d], top-k of the experts.
+// CHECK: lane.moe: w_gate 'wg' is (64, 128), not [4 experts, ffn, d]
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<128xf32>
+  %wr = lane.weight "wr" : !lane.tensor<4x128xf32>
+  %wg = lane.weight "wg" : !lane.tensor<64x128xf32>
+  %wu = lane.weight "wu" : !lane.tensor<64x128xf32>
+  %wd = lane.weight "wd" : !lane.tensor<128x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+}
+
+// -----
+
+// CHECK: lane.moe: w_down 'wd' is (4, 64, 128), not (4, 128, 64)
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<128xf32>
+  %wr = lane.weight "wr" : !lane.tensor<4x128xf32>
+  %wg = lane.weight "wg" : !lane.tensor<4x64x128xf32>
+  %wu = lane.weight "wu" : !lane.tensor<4x64x128xf32>
+  %wd = lane.weight "wd" : !lane.tensor<4x64x128xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+}
+
+// -----
+
+// CHECK: lane.moe: topk 5 exceeds the 4 experts
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<128xf32>
+  %wr = lane.weight "wr" : !lane.tensor<4x128xf32>
+  %wg = lane.weight "wg" : !lane.tensor<4x64x128xf32>
+  %wu = lane.weight "wu" : !lane.tensor<4x64x128xf32>
+  %wd = lane.weight "wd" : !lane.tensor<4x128x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(5)
+}
+
+// -----
+
+// Under int8 numerics each choice's hidden row is quantized: whole blocks.
+// CHECK: lane.moe: a hidden row of 48 values is not a whole number of 32-value blocks, as a quantized product needs
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<128xf32>
+  %wr = lane.weight "wr" : !lane.tensor<4x128xf32>
+  %wg = lane.weight "wg" : !lane.tensor<4x48x128xf32>
+  %wu = lane.weight "wu" : !lane.tensor<4x48x128xf32>
+  %wd = lane.weight "wd" : !lane.tensor<4x128x48xf32>
+  %y = lane.tensor "y" : !lane.tensor<128xf32>
+  lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+}
+
+// -----
+
+// binary: one length.
+// CHECK: lane.binary: a 'x', b 'z' and out 'y' hold 64, 32 and 64 values, not one length
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %z = lane.input "z" : !lane.tensor<32xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.binary %x, %z -> %y
+}
+
+// -----
+
+// argmax: a token a row of logits.
+// CHECK: lane.argmax: out 'tok' holds 2 values, but 1 rows of 1000 logits make 1
+lane.step @s numerics(f32) {
+  %l = lane.input "l" : !lane.tensor<1000xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.argmax %l -> %tok
+}

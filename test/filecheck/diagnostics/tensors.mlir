@@ -1,0 +1,90 @@
+// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+
+// The verifiers' checks on the tensor ops and lane.output. Every message names the op and the tensor, after the
+// location of the op (line and column within the split chunk).
+
+// A tensor outside any step.
+// CHECK: {{.*}}tensors.mlir:{{[0-9]+}}:{{[0-9]+}}: lane.tensor: must be directly inside a lane.step, not in builtin.module
+%q = lane.tensor "q" : !lane.tensor<64xf32>
+
+// -----
+
+// A tensor without a name.
+// CHECK: lane.input: a tensor needs a name
+lane.step @s numerics(f32) {
+  %x = lane.input "" : !lane.tensor<64xf32>
+}
+
+// -----
+
+// i8 is a Q8_0 weight's element only.
+// CHECK: lane.state 'kc': only a weight is i8 (Q8_0); a state tensor is f32 or i32
+lane.step @s numerics(int8) {
+  %kc = lane.state "kc" : !lane.tensor<8x64xi8>
+}
+
+// -----
+
+// A Q8_0 weight keeps a scale a block of its last dimension.
+// CHECK: lane.weight 'w': a Q8_0 weight keeps a scale a block of 32 values of its last dimension, which is 48
+lane.step @s numerics(int8) {
+  %w = lane.weight "w" : !lane.tensor<64x48xi8>
+}
+
+// -----
+
+// Only f32 values are quantized.
+// CHECK: lane.tensor 'ids': only f32 values have a quantized form
+lane.step @s numerics(int8) {
+  %ids = lane.tensor "ids" forms(plain, quant) : !lane.tensor<64xi32>
+}
+
+// -----
+
+// No quantized form under f32 numerics.
+// CHECK: lane.tensor 'h': a quantized form under f32 numerics (only int8 and int8x2 quantize)
+lane.step @s numerics(f32) {
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+}
+
+// -----
+
+// CHECK: lane.view 'hv': a quantized form under f32 numerics (only int8 and int8x2 quantize)
+lane.step @s numerics(f32) {
+  %h = lane.tensor "h" : !lane.tensor<64xf32>
+  %hv = lane.view "hv" %h[0] forms(plain, quant) : !lane.tensor<32xf32>
+}
+
+// -----
+
+// A view is no output: its bytes are the viewed tensor's, which would be placed.
+// CHECK: lane.output 'k': a view is no output: output the tensor it views, 'kv'
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %kv = lane.tensor "kv" : !lane.tensor<128xf32>
+  %k = lane.view "k" %kv[0] : !lane.tensor<64xf32>
+  lane.launch "w" %x -> %kv whole
+  lane.output %k : !lane.tensor<64xf32>
+}
+
+// -----
+
+// An output no launch writes.
+// CHECK: lane.output 'y': no launch of lane.step @s writes it
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.output %y : !lane.tensor<64xf32>
+}
+
+// -----
+
+// A view cycle in the generic form, where xDSL resolves names defined later: a view views what is defined before
+// it.
+// CHECK: lane.view uses a tensor that no op before it in lane.step @s defines
+"builtin.module"() ({
+  "lane.step"() <{sym_name = "s", numerics = "f32"}> ({
+    %a = "lane.view"(%b) <{tensor = "a", offset = #builtin.int<0>, forms = ["plain"]}> : (!lane.tensor<64xf32>) -> !lane.tensor<64xf32>
+    %b = "lane.view"(%a) <{tensor = "b", offset = #builtin.int<0>, forms = ["plain"]}> : (!lane.tensor<64xf32>) -> !lane.tensor<64xf32>
+  }) : () -> ()
+}) : () -> ()

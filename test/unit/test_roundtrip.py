@@ -1,0 +1,75 @@
+"""Printing then parsing is the identity for every op of `lane` and `arena`, in the custom form and in the generic
+one (`--print-op-generic`), over fuzzed steps and every shipped decoder config, placed and not."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from lanearena import api, placement
+from lanearena.dialects import arena, lane
+from lanearena.frontend.configs import CONFIGS
+from lanearena.frontend.decoder import decoder_step
+from lanearena.frontend.from_model import module_of
+
+from .strategies import fragmenting_steps, steps
+
+FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
+                                                                         HealthCheck.data_too_large])
+
+
+def _printed(module: ModuleOp, generic: bool) -> str:
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    return out.getvalue()
+
+
+def _round_trips(module: ModuleOp) -> None:
+    """`module` printed and parsed back, in both forms, is `module`; and each form parses to what the other
+    prints."""
+    for generic in (False, True):
+        text = _printed(module, generic)
+        again = api.parse(text)
+        assert again.is_structurally_equivalent(module)
+        assert _printed(again, generic) == text
+        assert _printed(again, not generic) == _printed(module, not generic)
+
+
+@settings(FUZZ, max_examples=60)
+@given(st.one_of(steps(), fragmenting_steps(max_arrays=16, max_launches=12)), st.sampled_from(placement.ALGORITHMS))
+def test_fuzzed_steps_round_trip_placed_and_not(step, algorithm):
+    module = module_of(step)
+    _round_trips(module)
+    _round_trips(api.place(module, algorithm, time_limit=0.05))
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_shipped_configs_round_trip_placed_and_not(name):
+    module = decoder_step(CONFIGS[name])
+    _round_trips(module)
+    _round_trips(api.place(module, "greedy"))
+
+
+LIT_INPUTS = sorted((Path(__file__).resolve().parents[1] / "filecheck" / "place").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("path", LIT_INPUTS, ids=lambda p: p.name)
+def test_the_lit_inputs_round_trip_placed_and_not(path):
+    module = api.parse(path.read_text(), str(path))
+    _round_trips(module)
+    _round_trips(api.place(module, "greedy"))
+
+
+def test_the_steps_above_hold_every_op():
+    seen = set()
+    for module in [decoder_step(CONFIGS[name]) for name in ("tiny", "tiny-moe")] + [
+        api.parse(path.read_text()) for path in LIT_INPUTS
+    ]:
+        seen |= {op.name for op in api.place(module, "greedy").walk()}
+    assert {op.name for d in (lane.LANE, arena.ARENA) for op in d.operations} <= seen
