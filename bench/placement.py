@@ -1,0 +1,81 @@
+"""The placement benchmark: for every MiniMalloc challenging instance and for generated decoder-like steps of 1k,
+10k and 100k buffers, the lower bound, the reference greedy's height and time, the default's height and time, and
+their ratios, all measured in this run.
+
+    python bench/placement.py [--time-limit 10] [--only A,B] [--sizes 1000,10000,100000]"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+from lanearena.placement import Buffer, check, place
+from lanearena.placement.csvio import read_buffers
+
+CHALLENGING = Path(__file__).resolve().parents[1] / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
+
+
+def decoder_like(n: int, seed: int = 0) -> list[Buffer]:
+    """`n` buffers shaped like a decoder step's: a residual a layer living through it, activations and scratch
+    living one to three launches, and a few buffers living through the whole step."""
+    rng = random.Random(seed)
+    out: list[Buffer] = []
+    t = 0
+    while len(out) < n:
+        out.append(Buffer(f"x{len(out)}", t, t + 16, 4096))
+        for k in range(12):
+            life = rng.randint(1, 3)
+            out.append(Buffer(f"a{len(out)}", t + k, t + k + life, rng.choice([1024, 4096, 16384, 65536])))
+        t += 14
+    out = out[: n - 4]
+    out += [Buffer(f"long{k}", 0, t + 2, 8192) for k in range(4)]
+    return out
+
+
+def measure(name: str, buffers: list[Buffer], time_limit: float) -> dict:
+    t = time.perf_counter()
+    greedy = place(buffers, "greedy")
+    greedy_s = time.perf_counter() - t
+    t = time.perf_counter()
+    best = place(buffers, "best", time_limit=time_limit)
+    best_s = time.perf_counter() - t
+    assert check(buffers, best.offsets) == [], name
+    lb = best.lower_bound
+    return {"case": name, "buffers": len(buffers), "lower_bound": lb, "greedy": greedy.height,
+            "greedy/lb": greedy.height / lb, "greedy_s": greedy_s, "default": best.height,
+            "default/lb": best.height / lb, "default_s": best_s, "default_s/greedy_s": best_s / greedy_s,
+            "winner": best.algorithm}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds of search for the default (10)")
+    p.add_argument("--only", default="", help="challenging files to run, e.g. A,B (default: all)")
+    p.add_argument("--sizes", default="1000,10000,100000", help="generated step sizes")
+    args = p.parse_args()
+    rows = []
+    for path in sorted(CHALLENGING.glob("*.csv")):
+        if args.only and path.name.split(".")[0] not in args.only.split(","):
+            continue
+        rows.append(measure(path.name.split(".")[0], read_buffers(path), args.time_limit))
+        print(_row(rows[-1], header=len(rows) == 1), flush=True)
+    for n in (int(s) for s in args.sizes.split(",") if s):
+        rows.append(measure(f"decoder-{n // 1000}k", decoder_like(n), args.time_limit))
+        print(_row(rows[-1], header=not rows[:-1]), flush=True)
+    big = {r["buffers"]: r for r in rows if r["case"].startswith("decoder")}
+    if 10000 in big and 100000 in big:
+        print(f"\ngreedy time 10k -> 100k: x{big[100000]['greedy_s'] / big[10000]['greedy_s']:.1f}")
+
+
+def _row(r: dict, header: bool = True) -> str:
+    cells = [f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()]
+    line = "| " + " | ".join(cells) + " |"
+    if not header:
+        return line
+    return "| " + " | ".join(r) + " |\n|" + "---|" * len(r) + "\n" + line
+
+
+if __name__ == "__main__":
+    main()

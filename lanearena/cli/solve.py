@@ -1,0 +1,38 @@
+"""`lanearena solve --input P.csv --output S.csv`: the placement over MiniMalloc's CSV; the last line printed is
+`height=N lower_bound=M`."""
+
+from __future__ import annotations
+
+from lanearena import placement
+from lanearena.cli.io import write_output
+from lanearena.cli.progress import Progress
+from lanearena.errors import UserError
+from lanearena.placement.csvio import read_buffers, solution_text
+
+
+def register(sub) -> None:
+    p = sub.add_parser("solve", help="place buffers given in MiniMalloc's CSV (id,lower,upper,size)")
+    p.add_argument("--input", required=True, help="CSV: id,lower,upper,size (lives [lower, upper))")
+    p.add_argument("--output", required=True, help="the CSV to write, with an offset column")
+    p.add_argument("--capacity", type=int, help="search until the height is at most BYTES; fail if not found")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds of search (default 10)")
+    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
+    p.add_argument("--alignment", type=int, default=1, help="every offset a multiple of this (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    buffers = read_buffers(args.input)
+    show = Progress(args.quiet)
+    try:
+        result = placement.place(buffers, args.algorithm, alignment=args.alignment, time_limit=args.time_limit,
+                                 capacity=args.capacity, progress=show)
+    except placement.PlacementError as e:
+        raise UserError(f"{args.input}: {e}") from None
+    finally:
+        show.close()
+    write_output(args.output, solution_text(buffers, result.offsets))
+    print(f"algorithm={result.algorithm}")
+    print(f"height={result.height} lower_bound={result.lower_bound}")
+    return 0
