@@ -4,35 +4,24 @@ so that no two live at once share a byte, as low as can be found.
 - `greedy`: the reference's `place()`: largest first (ties: earlier start, then input order), each at the lowest
   offset clear of every placed buffer live beside it.
 - `best-fit`: the same order, each in the tightest gap that holds it.
-- `portfolio`: every greedy order with both fits, the lowest result.
-- `best` (the default): the portfolio, then a search for lower placements until the lower bound or the time limit;
-  never above `greedy`."""
+- `portfolio`: every greedy order with both fits, the lowest result, for each group of buffers whose lives overlap.
+- `best` (the default): the portfolio, then for each group above the lower bound an exact search in the spirit of
+  MiniMalloc until the bound or the time limit; never above `greedy`."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
-from lanearena.placement.greedy import ORDERS, best_fit, first_fit, greedy
+from lanearena.placement.best import best
+from lanearena.placement.greedy import best_fit, greedy
 from lanearena.placement.problem import Buffer, Placement, PlacementError, check, height, lower_bound
-from lanearena.placement.search import improve
 
 ALGORITHMS = ("best", "greedy", "best-fit", "portfolio")
 
+DEFAULT_TIME_LIMIT = 5.0
+"""Seconds of search for `best` when no time limit is given."""
+
 __all__ = ["ALGORITHMS", "Buffer", "Placement", "PlacementError", "check", "lower_bound", "place"]
-
-
-def _portfolio(buffers: Sequence[Buffer], alignment: int, bound: int) -> tuple[list[int], str]:
-    """The lowest of every greedy order with both fits (the reference's first), stopping at the bound."""
-    best, name = None, ""
-    for order_name, order in ORDERS.items():
-        for fit_name, fit in (("first", first_fit), ("best", best_fit)):
-            offsets = greedy(buffers, order, fit, alignment)
-            if best is None or height(buffers, offsets) < height(buffers, best):
-                best, name = offsets, f"{order_name}/{fit_name}-fit"
-            if height(buffers, best) <= bound:
-                return best, name
-    return best, name
 
 
 def place(
@@ -45,8 +34,8 @@ def place(
     progress: Callable[[str], None] | None = None,
 ) -> Placement:
     """Offsets for `buffers` by `algorithm`, every one a multiple of `alignment`. `time_limit` bounds the search of
-    `best` (default 5 s); with `capacity`, `best` searches until the height is at most it, and a `PlacementError`
-    says when it is not reached in time."""
+    `best` (default `DEFAULT_TIME_LIMIT`); with `capacity`, `best` searches until the height is at most it, and a
+    `PlacementError` says when it is not reached in time. `progress` is given a line now and then."""
     if algorithm not in ALGORITHMS:
         raise PlacementError(f"unknown algorithm '{algorithm}' (one of {', '.join(ALGORITHMS)})")
     if alignment <= 0:
@@ -57,13 +46,8 @@ def place(
     elif algorithm == "best-fit":
         offsets, name = greedy(buffers, fit=best_fit, alignment=alignment), "best-fit"
     else:
-        target = max(bound, capacity or 0) if algorithm == "best" else bound
-        offsets, name = _portfolio(buffers, alignment, target)
-        if algorithm == "best" and height(buffers, offsets) > target:
-            deadline = time.perf_counter() + (5.0 if time_limit is None else time_limit)
-            found = improve(buffers, offsets, alignment, target, deadline, progress)
-            if height(buffers, found) < height(buffers, offsets):
-                offsets, name = found, "search"
+        limit = None if algorithm == "portfolio" else DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+        offsets, name = best(buffers, alignment, bound, capacity, limit, progress)
     top = height(buffers, offsets)
     if capacity is not None and top > capacity:
         raise PlacementError(f"no placement within {capacity} bytes found (best {top}, lower bound {bound})")

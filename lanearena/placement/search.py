@@ -1,55 +1,273 @@
-"""A search below the greedy placements: iterated greedy. The buffer that sets the height is moved earlier in the
-order (it is placed before those that pushed it up), and now and then two buffers swap; each order is placed first
-fit, and the lowest placement is kept, until the target height or the deadline."""
+"""An exact search for offsets under a capacity, in the spirit of MiniMalloc (Moffitt, ASPLOS 2023), over one
+group of buffers whose lives overlap transitively.
+
+Only canonical solutions are searched: every buffer rests on a buffer below it or at 0, and buffers are placed
+bottom up, so each goes at the lowest offset clear of those placed (its floor), at the lowest level any unplaced
+buffer can take. A node decides one buffer at that level: placed there, or not there ("excluded"); an excluded
+buffer must rest on one placed later, so it sits at least that level plus the smallest size beside it.
+
+Inference prunes a node when
+- a section (the buffers live at one step) cannot fit its unplaced bytes between the lowest offset any of them can
+  take and the capacity,
+- an excluded buffer fits wholly below the level: the placement where it sits there instead is searched already
+  (dominance), or an excluded buffer has nothing unplaced beside it left to rest on.
+A buffer with nothing unplaced beside it is placed at its floor without a branch. Once no unplaced buffer lives
+across a step, the stretches of time on either side are solved apart.
+
+With `backjump`, a failure also names the decisions that caused it, and the search returns past the decisions it
+does not name. That is a heuristic here (the reasons are not complete in the canonical order), so such a search can
+miss a solution, and only a search without it proves that none exists."""
 
 from __future__ import annotations
 
-import random
+import bisect
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from lanearena.placement.greedy import _Placed, first_fit
-from lanearena.placement.problem import Buffer, height
+import numpy as np
 
+FOUND, EXHAUSTED, STOPPED = "found", "exhausted", "stopped"
+"""How a run ends: a solution, no solution in the tree (a proof when not backjumping), or out of nodes or time."""
 
-def _first_fit_in(buffers: Sequence[Buffer], order: list[int], alignment: int, stop: int) -> tuple[list[int], int]:
-    """First-fit offsets in `order`, and the first position whose buffer ends above `stop` (len(order) if none)."""
-    placed = _Placed(buffers)
-    for k, i in enumerate(order):
-        offset = first_fit(placed.busy(i), buffers[i].size, alignment)
-        placed.add(i, offset)
-        if offset + buffers[i].size > stop:
-            return placed.offsets, k
-    return placed.offsets, len(order)
+_BIG = np.int64(1 << 60)
+_ALL = -1
+"""The conflict that names every decision: nothing to jump past."""
 
 
-def improve(
-    buffers: Sequence[Buffer],
-    offsets: list[int],
-    alignment: int,
-    target: int,
-    deadline: float,
-    progress: Callable[[str], None] | None = None,
-    seed: int = 0,
-) -> list[int]:
-    """A placement no higher than `offsets`, as low as found by `deadline`; stops once at most `target`."""
-    rng = random.Random(seed)
-    best, best_height = list(offsets), height(buffers, offsets)
-    # Start from the order the placement itself implies: lowest offsets first, then larger.
-    order = sorted(range(len(buffers)), key=lambda i: (offsets[i], -buffers[i].size))
-    tries = 0
-    while best_height > target and time.perf_counter() < deadline:
-        tries += 1
-        found, over = _first_fit_in(buffers, order, alignment, best_height - 1)
-        if over == len(order):
-            best, best_height = list(found), height(buffers, found)
-            if progress is not None:
-                progress(f"search: best={best_height} target={target} tries={tries}")
-            continue
-        # The buffer that could not fit under the best height goes earlier, before a random one of those placed.
-        i = order.pop(over)
-        order.insert(rng.randrange(over + 1) if over else 0, i)
-        if rng.random() < 0.2 and len(order) > 1:
-            a, b = rng.randrange(len(order)), rng.randrange(len(order))
-            order[a], order[b] = order[b], order[a]
-    return best
+class _Stop(Exception):
+    """The node limit or the deadline is reached."""
+
+
+@dataclass
+class Run:
+    """A search's parameters: the capacity (in units), the rank of each buffer (lowest decided first at a level),
+    the node limit, the deadline (`time.perf_counter()`), backjumping, and where to count section failures by
+    buffer (or None)."""
+
+    capacity: int
+    rank: np.ndarray
+    node_limit: int
+    deadline: float
+    backjump: bool = False
+    failures: np.ndarray | None = None
+
+
+class Search:
+    """The static data of one group of buffers (lives `[lowers, uppers)`, sizes in units): its sections, each
+    buffer's span of sections and the buffers live beside it."""
+
+    def __init__(self, lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int]):
+        n = len(sizes)
+        ends = sorted(set(uppers))
+        self.n, self.sections = n, len(ends)
+        self.span = [(bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1) for lo, up in zip(lowers, uppers)]
+        members: list[list[int]] = [[] for _ in ends]
+        for i, (a, b) in enumerate(self.span):
+            for s in range(a, b):
+                members[s].append(i)
+        self.members = [np.array(m, dtype=np.intp) for m in members]
+        self.flat = np.concatenate(self.members)
+        self.starts = np.cumsum([0] + [len(m) for m in members[:-1]]).astype(np.intp)
+        self.first = np.array([a for a, _ in self.span], dtype=np.intp)
+        self.last = np.array([b for _, b in self.span], dtype=np.intp)
+        self.size = np.array(sizes, dtype=np.int64)
+        self.sizes = [int(s) for s in sizes]
+        low, up = np.array(lowers, dtype=np.int64), np.array(uppers, dtype=np.int64)
+        self.beside = []
+        for i in range(n):
+            near = (low < uppers[i]) & (up > lowers[i])
+            near[i] = False
+            self.beside.append(np.flatnonzero(near))
+        self.smallest_beside = np.array([self.size[b].min() if len(b) else _BIG for b in self.beside], dtype=np.int64)
+        self.load = np.add.reduceat(self.size[self.flat], self.starts)
+        self.cuts = np.zeros(self.sections, dtype=np.int64)
+        for a, b in self.span:
+            self.cuts[a:b - 1] += 1
+        self.width = up - low
+        self.peak = np.array([self.load[a:b].max() for a, b in self.span], dtype=np.int64)
+
+    def rank(self, keys: str, weights: np.ndarray | None = None) -> np.ndarray:
+        """Each buffer's rank when sorted by `keys`, each largest first: W(idth of life), A(rea), T(he most bytes
+        live at a step of its life), Z (size), F(ailures, `weights`); ties by index."""
+        values = {"W": self.width, "A": self.width * self.size, "T": self.peak, "Z": self.size, "F": weights}
+        order = np.lexsort((np.arange(self.n),) + tuple(-values[k] for k in reversed(keys)))
+        rank = np.empty(self.n, dtype=np.int64)
+        rank[order] = np.arange(self.n)
+        return rank
+
+    def run(self, p: Run) -> tuple[str, list[int] | None]:
+        """`(FOUND, offsets in units)`, or `(EXHAUSTED | STOPPED, None)`."""
+        if self.n == 0:
+            return FOUND, []
+        if int(self.load.max()) > p.capacity:
+            return EXHAUSTED, None
+        self.p = p
+        self.nodes = 0
+        self.depth = 0
+        self.minoff = np.zeros(self.n, dtype=np.int64)
+        self.excluded_at = np.full(self.n, -1, dtype=np.int64)
+        self.placed = np.zeros(self.n, dtype=bool)
+        self.free_beside = np.array([len(b) for b in self.beside], dtype=np.int64)
+        self.unplaced = self.load.copy()
+        self.crossing = self.cuts.copy()
+        self.offset = np.zeros(self.n, dtype=np.int64)
+        self.placed_depth = np.zeros(self.n, dtype=np.int64)
+        self.lifted_depth = np.zeros(self.n, dtype=np.int64)
+        self.excluded_depth = np.zeros(self.n, dtype=np.int64)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 2 * self.n + 1000))
+        try:
+            found, _ = self._node(np.ones(self.n, dtype=bool), 0, self.sections)
+        except _Stop:
+            return STOPPED, None
+        finally:
+            sys.setrecursionlimit(limit)
+        return (FOUND, self.offset.tolist()) if found else (EXHAUSTED, None)
+
+    def _node(self, group: np.ndarray, lo: int, hi: int) -> tuple[bool, int]:
+        """Whether the unplaced buffers of `group` (spanning sections `[lo, hi)`) can be placed, and if not the
+        decisions to blame (a bit a depth)."""
+        self.nodes += 1
+        if self.nodes > self.p.node_limit or (self.nodes & 63 == 0 and time.perf_counter() > self.p.deadline):
+            raise _Stop
+        excluded, chain = [], []  # the buffers excluded at this node, and (depth, conflict of placing it)
+        found = False
+        while True:
+            decision = self._decide(group, lo, hi)
+            if decision is True:
+                found = True
+                break
+            if decision is None:
+                conflict = self.conflict
+                break
+            c, level, forced = decision
+            d = self.depth
+            found, conflict = self._place(c, level, group, lo, hi)
+            if found:
+                break
+            if forced:
+                conflict = _ALL if conflict >> d & 1 else conflict
+                break
+            if not conflict >> d & 1:  # placing c was not to blame: neither is leaving it out
+                break
+            chain.append((d, conflict))
+            excluded.append((c, int(self.excluded_at[c]), int(self.excluded_depth[c])))
+            self.excluded_at[c], self.excluded_depth[c] = level, d
+            self.depth += 1
+        for c, at, depth in reversed(excluded):
+            self.excluded_at[c], self.excluded_depth[c] = at, depth
+        self.depth -= len(excluded)
+        if found:
+            return True, 0
+        for d, placing in reversed(chain):
+            if conflict >> d & 1:
+                conflict = (placing | conflict) & ~(1 << d) if self.p.backjump else _ALL
+        return False, conflict
+
+    def _decide(self, group: np.ndarray, lo: int, hi: int):
+        """True when `group` is all placed; None when this node fails (its reasons in `self.conflict`); else the
+        buffer to decide next, the level it would take, and whether it is placed without a branch."""
+        # np.count_nonzero and .nonzero() cost a fraction of .any() and np.flatnonzero on arrays this small.
+        free = group & ~self.placed
+        if not np.count_nonzero(free):
+            return True
+        minoff, capacity = self.minoff, self.p.capacity
+        excluded = free & (self.excluded_at == minoff)
+        if np.count_nonzero(excluded):
+            open_ = free & ~excluded
+            if not np.count_nonzero(open_):
+                self.conflict = _ALL
+                return None
+            level = int(minoff[open_].min())
+            if np.count_nonzero(excluded & (minoff + self.size <= level)):
+                self.conflict = _ALL
+                return None
+            stranded = excluded & (self.free_beside == 0)
+            if np.count_nonzero(stranded):
+                self.conflict = self._blame_stranded(int(stranded.argmax()))
+                return None
+            floor = np.where(excluded, level + self.smallest_beside, minoff)
+        else:
+            open_, level, floor = free, int(minoff[free].min()), minoff
+        lowest = np.minimum.reduceat(np.where(free, floor, _BIG)[self.flat], self.starts)[lo:hi]
+        need = np.minimum(lowest, capacity) + self.unplaced[lo:hi]
+        if need.max() > capacity:
+            s = int(need.argmax()) + lo
+            if self.p.failures is not None:
+                self.p.failures[self.members[s]] += 1
+            self.conflict = self._blame_section(s, free, excluded) if self.p.backjump else _ALL
+            return None
+        candidates = open_ & (minoff == level)
+        hatless = candidates & (self.free_beside == 0)
+        if np.count_nonzero(hatless):
+            return int(hatless.argmax()), level, True
+        return int(np.where(candidates, self.p.rank, _BIG).argmin()), level, False
+
+    def _place(self, c: int, level: int, group: np.ndarray, lo: int, hi: int) -> tuple[bool, int]:
+        """Places buffer `c` at `level`, searches on, and takes it back; the search's outcome."""
+        d = self.depth
+        self.depth += 1
+        self.placed[c], self.offset[c], self.placed_depth[c] = True, level, d
+        size, top = self.sizes[c], level + self.sizes[c]
+        near, minoff = self.beside[c], self.minoff
+        before = minoff[near]
+        minoff[near] = np.maximum(before, top)
+        if self.p.backjump:
+            lifted = self.lifted_depth[near]
+            self.lifted_depth[near] = np.where(before < top, d, lifted)
+        self.free_beside[near] -= 1
+        a, b = self.span[c]
+        self.unplaced[a:b] -= size
+        self.crossing[a:b - 1] -= 1
+        x, y = max(a, lo), min(b - 1, hi - 1)
+        cuts = ((self.crossing[x:y] == 0).nonzero()[0] + (x + 1)).tolist() if x < y else []
+        if cuts:
+            found, conflict = self._apart(group, [lo, *cuts, hi])
+        else:
+            found, conflict = self._node(group, lo, hi)
+        self.crossing[a:b - 1] += 1
+        self.unplaced[a:b] += size
+        self.free_beside[near] += 1
+        minoff[near] = before
+        if self.p.backjump:
+            self.lifted_depth[near] = lifted
+        self.placed[c] = False
+        self.depth -= 1
+        return found, conflict
+
+    def _apart(self, group: np.ndarray, bounds: list[int]) -> tuple[bool, int]:
+        """Solves the unplaced buffers of `group` between each pair of `bounds` (sections no buffer crosses)
+        apart: whether all can be placed, and the conflict of the first that cannot."""
+        free = group & ~self.placed
+        for x, y in zip(bounds, bounds[1:]):
+            part = free & (self.first < y) & (self.last > x)
+            if np.count_nonzero(part):
+                found, conflict = self._node(part, x, y)
+                if not found:
+                    return False, conflict
+        return True, 0
+
+    def _blame_section(self, s: int, free: np.ndarray, excluded: np.ndarray) -> int:
+        """The decisions that leave section `s` short of room: for each of its unplaced buffers, its exclusion or
+        the placement that last lifted its floor, when either alone lifts it high enough."""
+        unplaced = self.members[s][free[self.members[s]]]
+        low = self.p.capacity - int(self.size[unplaced].sum()) + 1
+        by_exclusion = excluded[unplaced] & (self.excluded_at[unplaced] + self.smallest_beside[unplaced] >= low)
+        by_lift = ~by_exclusion & (self.minoff[unplaced] >= low)
+        if not (by_exclusion | by_lift).all():
+            return _ALL
+        conflict = 0
+        for depth in set(self.excluded_depth[unplaced[by_exclusion]].tolist() +
+                         self.lifted_depth[unplaced[by_lift]].tolist()):
+            conflict |= 1 << depth
+        return conflict
+
+    def _blame_stranded(self, j: int) -> int:
+        """The decisions that leave excluded buffer `j` nothing to rest on: its exclusion and every placement
+        beside it."""
+        conflict = 1 << int(self.excluded_depth[j])
+        for depth in self.placed_depth[self.beside[j]].tolist():
+            conflict |= 1 << depth
+        return conflict

@@ -59,7 +59,8 @@ def test_every_algorithm_places_validly(buffers, algorithm, alignment):
     assert all(o % alignment == 0 for o in p.offsets)
     assert p.lower_bound == lower_bound(buffers) <= p.height
     assert p.height <= sum(-(-b.size // alignment) * alignment for b in buffers)
-    assert p.height <= place(buffers, "greedy", alignment=alignment).height
+    if algorithm in ("best", "portfolio"):  # best fit alone can end above first fit
+        assert p.height <= place(buffers, "greedy", alignment=alignment).height
 
 
 @settings(max_examples=100, deadline=None)

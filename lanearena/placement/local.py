@@ -1,0 +1,56 @@
+"""A local search below the greedy placements, for groups too large for the exact search: iterated greedy. The
+buffer that sets the height is moved earlier in the order (it is placed before those that pushed it up), and now
+and then two buffers swap; each order is placed first fit, and the lowest placement is kept, until the target
+height or the deadline."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from lanearena.placement.greedy import _Placed, first_fit
+from lanearena.placement.problem import Buffer, height
+
+
+def _first_fit_in(buffers: Sequence[Buffer], order: list[int], alignment: int, stop: int) -> tuple[list[int], int]:
+    """First-fit offsets in `order`, and the first position whose buffer ends above `stop` (len(order) if none)."""
+    placed = _Placed(buffers)
+    for k, i in enumerate(order):
+        offset = first_fit(placed.busy(i), buffers[i].size, alignment)
+        placed.add(i, offset)
+        if offset + buffers[i].size > stop:
+            return placed.offsets, k
+    return placed.offsets, len(order)
+
+
+def improve(
+    buffers: Sequence[Buffer],
+    offsets: list[int],
+    alignment: int,
+    target: int,
+    deadline: float,
+    progress: Callable[[str], None] | None = None,
+    seed: int = 0,
+) -> list[int]:
+    """A placement no higher than `offsets`, as low as found by `deadline`; stops once at most `target`."""
+    rng = random.Random(seed)
+    best, best_height = list(offsets), height(buffers, offsets)
+    # Start from the order the placement itself implies: lowest offsets first, then larger.
+    order = sorted(range(len(buffers)), key=lambda i: (offsets[i], -buffers[i].size))
+    tries = 0
+    while best_height > target and time.perf_counter() < deadline:
+        tries += 1
+        found, over = _first_fit_in(buffers, order, alignment, best_height - 1)
+        if over == len(order):
+            best, best_height = list(found), height(buffers, found)
+            if progress is not None:
+                progress(f"search: best={best_height} target={target} tries={tries}")
+            continue
+        # The buffer that could not fit under the best height goes earlier, before a random one of those placed.
+        i = order.pop(over)
+        order.insert(rng.randrange(over + 1) if over else 0, i)
+        if rng.random() < 0.2 and len(order) > 1:
+            a, b = rng.randrange(len(order)), rng.randrange(len(order))
+            order[a], order[b] = order[b], order[a]
+    return best

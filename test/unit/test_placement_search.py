@@ -1,0 +1,92 @@
+"""The exact search and the default placement built on it: against brute force on small problems the complete
+search finds every optimum and proves nothing lower fits; backjumping only ever returns valid placements; groups of
+buffers apart in time are placed apart; `check` catches what it should."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lanearena.placement import Buffer, check, place
+from lanearena.placement.best import groups
+from lanearena.placement.search import EXHAUSTED, FOUND, Run, Search
+
+
+@st.composite
+def small_problems(draw, max_buffers: int = 6):
+    n = draw(st.integers(1, max_buffers))
+    lives = []
+    for _ in range(n):
+        lower = draw(st.integers(0, 9))
+        lives.append((lower, draw(st.integers(lower + 1, 12)), draw(st.integers(1, 6))))
+    return lives
+
+
+def overlapping(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def optimum(lives) -> int:
+    """The lowest height by brute force: every order, each buffer dropped onto those placed before it."""
+    best = None
+    for order in itertools.permutations(range(len(lives))):
+        offsets = {}
+        for i in order:
+            offsets[i] = max((offsets[j] + lives[j][2] for j in offsets if overlapping(lives[i], lives[j])), default=0)
+        top = max(offsets[i] + lives[i][2] for i in offsets)
+        best = top if best is None else min(best, top)
+    return best
+
+
+def valid(lives, offsets, capacity) -> bool:
+    return all(o >= 0 and o + s <= capacity for o, (_, _, s) in zip(offsets, lives)) and all(
+        offsets[i] + lives[i][2] <= offsets[j] or offsets[j] + lives[j][2] <= offsets[i]
+        for i, j in itertools.combinations(range(len(lives)), 2) if overlapping(lives[i], lives[j]))
+
+
+def searched(lives, capacity, keys, backjump):
+    s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
+    return s.run(Run(capacity, s.rank(keys, np.zeros(s.n, dtype=np.int64)), 10**6, float("inf"), backjump))
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_problems(), st.sampled_from(["TWA", "TAW", "WAT", "ZAW"]))
+def test_complete_search_finds_the_optimum_and_proves_it(lives, keys):
+    best = optimum(lives)
+    status, offsets = searched(lives, best, keys, backjump=False)
+    assert status == FOUND and valid(lives, offsets, best)
+    assert searched(lives, best - 1, keys, backjump=False)[0] == EXHAUSTED
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_problems(8), st.sampled_from(["TWA", "TAW"]), st.integers(0, 3))
+def test_backjumping_returns_only_valid_placements(lives, keys, slack):
+    capacity = max(sum(s for lo, up, s in lives if lo <= t < up) for t in range(13)) + slack
+    status, offsets = searched(lives, capacity, keys, backjump=True)
+    assert status in (FOUND, EXHAUSTED)
+    if status == FOUND:
+        assert valid(lives, offsets, capacity)
+
+
+def test_groups_split_where_no_life_crosses():
+    bs = [Buffer("a", 0, 2, 1), Buffer("b", 5, 9, 1), Buffer("c", 1, 3, 1), Buffer("d", 3, 5, 1)]
+    assert groups(bs) == [[0, 2], [3], [1]]
+
+
+def test_best_reaches_the_bound_where_the_greedy_orders_do_not():
+    bs = [Buffer("b0", 4, 6, 5), Buffer("b1", 0, 4, 2), Buffer("b2", 6, 9, 5), Buffer("b3", 5, 8, 3),
+          Buffer("b4", 3, 5, 5), Buffer("b5", 6, 10, 1)]
+    greedy, orders, best = place(bs, "greedy"), place(bs, "portfolio"), place(bs, "best", time_limit=2.0)
+    assert (greedy.height, orders.height) == (13, 12)
+    assert check(bs, best.offsets) == [] and best.height == best.lower_bound == 10 and best.algorithm == "search"
+
+
+def test_check_catches_misaligned_and_negative_offsets():
+    bs = [Buffer("a", 0, 2, 256), Buffer("b", 1, 3, 256)]
+    assert check(bs, [0, 256], 256) == []
+    assert any("not a multiple of 256" in p for p in check(bs, [0, 300], 256))
+    assert any("negative" in p for p in check(bs, [-256, 256], 256))
+    assert any("share bytes" in p for p in check(bs, [0, 128]))
