@@ -6,7 +6,10 @@ so that no two live at once share a byte, as low as can be found.
 - `best-fit`: the same order, each in the tightest gap that holds it.
 - `portfolio`: every greedy order with both fits, the lowest result, for each group of buffers whose lives overlap.
 - `best` (the default): the portfolio, then for each group above the lower bound an exact search in the spirit of
-  MiniMalloc until the bound or the time limit; never above `greedy`."""
+  MiniMalloc (a local search for groups too large for it) until the bound or the time limit; never above `greedy`.
+
+Modules: `problem` (the data, the bound, the checker), `greedy`, `search` (the exact search), `local` (iterated
+greedy), `best` (the default's schedule), `csvio` (MiniMalloc's CSV)."""
 
 from __future__ import annotations
 
@@ -41,6 +44,8 @@ def place(
     if alignment <= 0:
         raise PlacementError(f"alignment must be positive, not {alignment}")
     bound = lower_bound(buffers)
+    if capacity is not None and capacity < bound:
+        raise PlacementError(f"no placement within {capacity} bytes: {bound} bytes live at once")
     if algorithm == "greedy":
         offsets, name = greedy(buffers, alignment=alignment), "greedy"
     elif algorithm == "best-fit":

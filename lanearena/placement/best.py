@@ -14,14 +14,17 @@ import numpy as np
 from lanearena.placement.greedy import ORDERS, best_fit, first_fit, greedy
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
-from lanearena.placement.search import EXHAUSTED, FOUND, Run, Search
+from lanearena.placement.search import FOUND, Dive, Run, Search
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
 
-STRATEGIES = (("TWA", True), ("TAW", True), ("FTWA", False))
-"""The searches tried in turn, each with twice the nodes of its last try: MiniMalloc's three orders (`Search.rank`)
-with backjumping, and one complete search that decides first the buffers of the sections that failed most."""
+BACKJUMPING = ("TWA", "TAW")
+"""The orders (`Search.rank`) of the backjumping searches that take turns, each resumed where it paused."""
+
+LEARNING = "FTWA"
+"""The order of the complete search that takes its turn after them, restarted each turn with twice the nodes and
+the buffers of the sections that failed most decided first."""
 
 Progress = Callable[[str], None] | None
 
@@ -97,7 +100,7 @@ def best(buffers: Sequence[Buffer], alignment: int, bound: int, capacity: int | 
 def _search(buffers: list[Buffer], offsets: list[int], alignment: int, goal: int, exact_goal: bool, deadline: float,
             start: float, bound: int, progress: Progress) -> list[int]:
     """Offsets for one group no higher than `offsets`, down to `goal`: the exact search at the goal (with all the time
-    when `exact_goal`, else a third of it), then at capacities bisected between the goal and the best height found,
+    when `exact_goal`, else half of it), then at capacities bisected between the goal and the best height found,
     round after round with twice the time a probe (a search is often quicker under a lower capacity than under a
     higher one, so low capacities are worth trying again)."""
     # Every offset is a multiple of the alignment, so a buffer takes its size rounded up to it; the search counts in
@@ -123,7 +126,7 @@ def _search(buffers: list[Buffer], offsets: list[int], alignment: int, goal: int
             progress(f"best={best[1]} bound={bound} elapsed={time.perf_counter() - start:.1f}s")
         return True
 
-    if fits(possible, (deadline - time.perf_counter()) / (1 if exact_goal else 3)) or exact_goal:
+    if fits(possible, (deadline - time.perf_counter()) / (1 if exact_goal else 2)) or exact_goal:
         return best[0]
     budget = (deadline - time.perf_counter()) / 32
     while time.perf_counter() < deadline and possible <= (best[1] - 1) // unit:
@@ -139,21 +142,21 @@ def _search(buffers: list[Buffer], offsets: list[int], alignment: int, goal: int
 
 
 def _probe(search: Search, capacity: int, deadline: float) -> tuple[list[int] | None, bool]:
-    """Offsets in units under `capacity` units found by `deadline` trying `STRATEGIES` in turn (None if not), and
-    whether the complete search proved that there are none."""
-    limit = 2 * search.n
+    """Offsets in units under `capacity` units found by `deadline` by the searches of `BACKJUMPING` and `LEARNING`
+    taking turns (None if not), and whether the complete search proved that there are none."""
+    dives = [Dive(search, Run(capacity, search.rank(keys), deadline, backjump=True)) for keys in BACKJUMPING]
     weights = np.zeros(search.n, dtype=np.int64)
+    nodes = 2 * search.n
     while time.perf_counter() < deadline:
-        for keys, backjump in STRATEGIES:
-            failures = np.zeros(search.n, dtype=np.int64) if "F" in keys else None
-            status, found = search.run(Run(capacity, search.rank(keys, weights), limit, deadline, backjump, failures))
-            if status == FOUND:
-                return found, False
-            if status == EXHAUSTED and not backjump:
-                return None, True
-            if failures is not None:
-                weights = weights // 2 + failures * 1000 // max(1, int(failures.max()))
-            if time.perf_counter() >= deadline:
-                return None, False
-        limit *= 2
+        for dive in dives:
+            if dive.advance(nodes) == FOUND:
+                return dive.offsets, False
+        dives = [dive for dive in dives if dive.outcome is None]
+        failures = np.zeros(search.n, dtype=np.int64)
+        learning = Dive(search, Run(capacity, search.rank(LEARNING, weights), deadline, failures=failures))
+        outcome = learning.advance(nodes)
+        if outcome is not None:
+            return (learning.offsets, False) if outcome == FOUND else (None, True)
+        weights = weights // 2 + failures * 1000 // max(1, int(failures.max()))
+        nodes *= 2
     return None, False

@@ -3,6 +3,7 @@ that no two buffers live at once share a byte."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,23 +49,29 @@ def height(buffers: Sequence[Buffer], offsets: Sequence[int]) -> int:
 
 
 def check(buffers: Sequence[Buffer], offsets: Sequence[int], alignment: int = 1) -> list[str]:
-    """Every way `offsets` fail: live buffers sharing bytes, a negative or misaligned offset; [] when valid."""
-    problems = []
+    """Every misaligned or negative offset and, sweeping the steps, a pair of live buffers sharing bytes for each
+    buffer that starts over another; [] when the placement is valid."""
     if len(offsets) != len(buffers):
         return [f"{len(offsets)} offsets for {len(buffers)} buffers"]
+    problems = []
     for b, o in zip(buffers, offsets):
         if o < 0:
             problems.append(f"buffer {b.id}: negative offset {o}")
         if o % alignment:
             problems.append(f"buffer {b.id}: offset {o} is not a multiple of {alignment}")
-    order = sorted(range(len(buffers)), key=lambda i: offsets[i])
-    for k, i in enumerate(order):
-        a, end = buffers[i], offsets[i] + buffers[i].size
-        for j in order[k + 1:]:
-            if offsets[j] >= end:
-                break
-            b = buffers[j]
-            if a.lower < b.upper and b.lower < a.upper:
-                problems.append(f"buffers {a.id} [{offsets[i]}, {end}) and {b.id} [{offsets[j]}, "
-                                f"{offsets[j] + b.size}) are live together and share bytes")
+    # The live buffers by offset: while they share no byte, one that starts over any of them starts over the one
+    # just below it or the one just above it.
+    live: list[tuple[int, int, int]] = []
+    events = [(b.upper, 0, i) for i, b in enumerate(buffers)] + [(b.lower, 1, i) for i, b in enumerate(buffers)]
+    for _, starts, i in sorted(events):  # at one step the lives that end go first: they are half-open
+        span = (offsets[i], offsets[i] + buffers[i].size, i)
+        at = bisect.bisect_left(live, span)
+        if not starts:
+            del live[at]
+            continue
+        for o, end, j in live[max(at - 1, 0):at + 1]:
+            if o < span[1] and span[0] < end:
+                problems.append(f"buffers {buffers[j].id} [{o}, {end}) and {buffers[i].id} [{span[0]}, {span[1]}) "
+                                "are live together and share bytes")
+        live.insert(at, span)
     return problems

@@ -16,7 +16,10 @@ across a step, the stretches of time on either side are solved apart.
 
 With `backjump`, a failure also names the decisions that caused it, and the search returns past the decisions it
 does not name. That is a heuristic here (the reasons are not complete in the canonical order), so such a search can
-miss a solution, and only a search without it proves that none exists."""
+miss a solution, and only a search without it proves that none exists.
+
+A search (`Dive`) runs a given number of nodes at a time and resumes where it paused, so several can take turns
+without redoing their work."""
 
 from __future__ import annotations
 
@@ -28,41 +31,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FOUND, EXHAUSTED, STOPPED = "found", "exhausted", "stopped"
-"""How a run ends: a solution, no solution in the tree (a proof when not backjumping), or out of nodes or time."""
+FOUND, EXHAUSTED = "found", "exhausted"
+"""How a search ends: a solution, or no solution in its tree (a proof when not backjumping)."""
 
 _BIG = np.int64(1 << 60)
 _ALL = -1
 """The conflict that names every decision: nothing to jump past."""
 
 
-class _Stop(Exception):
-    """The node limit or the deadline is reached."""
-
-
 @dataclass
 class Run:
     """A search's parameters: the capacity (in units), the rank of each buffer (lowest decided first at a level),
-    the node limit, the deadline (`time.perf_counter()`), backjumping, and where to count section failures by
+    the deadline (`time.perf_counter()`) past which it pauses, backjumping, and where to count section failures by
     buffer (or None)."""
 
     capacity: int
     rank: np.ndarray
-    node_limit: int
     deadline: float
     backjump: bool = False
     failures: np.ndarray | None = None
 
 
 class Search:
-    """The static data of one group of buffers (lives `[lowers, uppers)`, sizes in units): its sections, each
-    buffer's span of sections and the buffers live beside it."""
+    """The static data of one group of buffers (lives `[lowers, uppers)`, sizes in units; at least one): its
+    sections, each buffer's span of sections and the buffers live beside it."""
 
     def __init__(self, lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int]):
         n = len(sizes)
         ends = sorted(set(uppers))
         self.n, self.sections = n, len(ends)
-        self.span = [(bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1) for lo, up in zip(lowers, uppers)]
+        self.span = [(bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1)
+                     for lo, up in zip(lowers, uppers)]
         members: list[list[int]] = [[] for _ in ends]
         for i, (a, b) in enumerate(self.span):
             for s in range(a, b):
@@ -97,41 +96,53 @@ class Search:
         rank[order] = np.arange(self.n)
         return rank
 
-    def run(self, p: Run) -> tuple[str, list[int] | None]:
-        """`(FOUND, offsets in units)`, or `(EXHAUSTED | STOPPED, None)`."""
-        if self.n == 0:
-            return FOUND, []
-        if int(self.load.max()) > p.capacity:
-            return EXHAUSTED, None
-        self.p = p
-        self.nodes = 0
-        self.depth = 0
-        self.minoff = np.zeros(self.n, dtype=np.int64)
-        self.excluded_at = np.full(self.n, -1, dtype=np.int64)
-        self.placed = np.zeros(self.n, dtype=bool)
-        self.free_beside = np.array([len(b) for b in self.beside], dtype=np.int64)
-        self.unplaced = self.load.copy()
-        self.crossing = self.cuts.copy()
-        self.offset = np.zeros(self.n, dtype=np.int64)
-        self.placed_depth = np.zeros(self.n, dtype=np.int64)
-        self.lifted_depth = np.zeros(self.n, dtype=np.int64)
-        self.excluded_depth = np.zeros(self.n, dtype=np.int64)
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 2 * self.n + 1000))
-        try:
-            found, _ = self._node(np.ones(self.n, dtype=bool), 0, self.sections)
-        except _Stop:
-            return STOPPED, None
-        finally:
-            sys.setrecursionlimit(limit)
-        return (FOUND, self.offset.tolist()) if found else (EXHAUSTED, None)
+
+class Dive:
+    """One search of a `Search` under a `Run`, resumable: `advance` runs it some nodes further."""
+
+    def __init__(self, search: Search, p: Run):
+        n = search.n
+        self.s, self.p = search, p
+        self.nodes = self.depth = self.pause_at = 0
+        self.minoff = np.zeros(n, dtype=np.int64)
+        self.excluded_at = np.full(n, -1, dtype=np.int64)
+        self.placed = np.zeros(n, dtype=bool)
+        self.free_beside = np.array([len(b) for b in search.beside], dtype=np.int64)
+        self.unplaced = search.load.copy()
+        self.crossing = search.cuts.copy()
+        self.offset = np.zeros(n, dtype=np.int64)
+        self.placed_depth = np.zeros(n, dtype=np.int64)
+        self.lifted_depth = np.zeros(n, dtype=np.int64)
+        self.excluded_depth = np.zeros(n, dtype=np.int64)
+        self.outcome: str | None = EXHAUSTED if int(search.load.max()) > p.capacity else None
+        self._steps = self._node(np.ones(n, dtype=bool), 0, search.sections)
+
+    def advance(self, nodes: int) -> str | None:
+        """Searches `nodes` nodes more (fewer past the deadline): FOUND or EXHAUSTED once it ends, else None."""
+        if self.outcome is None:
+            self.pause_at = self.nodes + nodes
+            limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(limit, 4 * self.s.n + 1000))
+            try:
+                next(self._steps)
+            except StopIteration as end:
+                self.outcome = FOUND if end.value[0] else EXHAUSTED
+            finally:
+                sys.setrecursionlimit(limit)
+        return self.outcome
+
+    @property
+    def offsets(self) -> list[int]:
+        """The offsets found, in units."""
+        return self.offset.tolist()
 
     def _node(self, group: np.ndarray, lo: int, hi: int) -> tuple[bool, int]:
-        """Whether the unplaced buffers of `group` (spanning sections `[lo, hi)`) can be placed, and if not the
-        decisions to blame (a bit a depth)."""
+        """Searches the unplaced buffers of `group` (spanning sections `[lo, hi)`), pausing (yielding) at the node
+        budget or the deadline; returns whether they can be placed, and if not the decisions to blame (a bit a
+        depth)."""
         self.nodes += 1
-        if self.nodes > self.p.node_limit or (self.nodes & 63 == 0 and time.perf_counter() > self.p.deadline):
-            raise _Stop
+        if self.nodes >= self.pause_at or (self.nodes & 63 == 0 and time.perf_counter() > self.p.deadline):
+            yield
         excluded, chain = [], []  # the buffers excluded at this node, and (depth, conflict of placing it)
         found = False
         while True:
@@ -144,7 +155,7 @@ class Search:
                 break
             c, level, forced = decision
             d = self.depth
-            found, conflict = self._place(c, level, group, lo, hi)
+            found, conflict = yield from self._place(c, level, group, lo, hi)
             if found:
                 break
             if forced:
@@ -181,22 +192,22 @@ class Search:
                 self.conflict = _ALL
                 return None
             level = int(minoff[open_].min())
-            if np.count_nonzero(excluded & (minoff + self.size <= level)):
+            if np.count_nonzero(excluded & (minoff + self.s.size <= level)):
                 self.conflict = _ALL
                 return None
             stranded = excluded & (self.free_beside == 0)
             if np.count_nonzero(stranded):
                 self.conflict = self._blame_stranded(int(stranded.argmax()))
                 return None
-            floor = np.where(excluded, level + self.smallest_beside, minoff)
+            floor = np.where(excluded, level + self.s.smallest_beside, minoff)
         else:
             open_, level, floor = free, int(minoff[free].min()), minoff
-        lowest = np.minimum.reduceat(np.where(free, floor, _BIG)[self.flat], self.starts)[lo:hi]
+        lowest = np.minimum.reduceat(np.where(free, floor, _BIG)[self.s.flat], self.s.starts)[lo:hi]
         need = np.minimum(lowest, capacity) + self.unplaced[lo:hi]
         if need.max() > capacity:
             s = int(need.argmax()) + lo
             if self.p.failures is not None:
-                self.p.failures[self.members[s]] += 1
+                self.p.failures[self.s.members[s]] += 1
             self.conflict = self._blame_section(s, free, excluded) if self.p.backjump else _ALL
             return None
         candidates = open_ & (minoff == level)
@@ -206,27 +217,27 @@ class Search:
         return int(np.where(candidates, self.p.rank, _BIG).argmin()), level, False
 
     def _place(self, c: int, level: int, group: np.ndarray, lo: int, hi: int) -> tuple[bool, int]:
-        """Places buffer `c` at `level`, searches on, and takes it back; the search's outcome."""
+        """Places buffer `c` at `level`, searches on (pausing as `_node`), and takes it back; the search's outcome."""
         d = self.depth
         self.depth += 1
         self.placed[c], self.offset[c], self.placed_depth[c] = True, level, d
-        size, top = self.sizes[c], level + self.sizes[c]
-        near, minoff = self.beside[c], self.minoff
+        size, top = self.s.sizes[c], level + self.s.sizes[c]
+        near, minoff = self.s.beside[c], self.minoff
         before = minoff[near]
         minoff[near] = np.maximum(before, top)
         if self.p.backjump:
             lifted = self.lifted_depth[near]
             self.lifted_depth[near] = np.where(before < top, d, lifted)
         self.free_beside[near] -= 1
-        a, b = self.span[c]
+        a, b = self.s.span[c]
         self.unplaced[a:b] -= size
         self.crossing[a:b - 1] -= 1
         x, y = max(a, lo), min(b - 1, hi - 1)
         cuts = ((self.crossing[x:y] == 0).nonzero()[0] + (x + 1)).tolist() if x < y else []
         if cuts:
-            found, conflict = self._apart(group, [lo, *cuts, hi])
+            found, conflict = yield from self._apart(group, [lo, *cuts, hi])
         else:
-            found, conflict = self._node(group, lo, hi)
+            found, conflict = yield from self._node(group, lo, hi)
         self.crossing[a:b - 1] += 1
         self.unplaced[a:b] += size
         self.free_beside[near] += 1
@@ -242,9 +253,9 @@ class Search:
         apart: whether all can be placed, and the conflict of the first that cannot."""
         free = group & ~self.placed
         for x, y in zip(bounds, bounds[1:]):
-            part = free & (self.first < y) & (self.last > x)
+            part = free & (self.s.first < y) & (self.s.last > x)
             if np.count_nonzero(part):
-                found, conflict = self._node(part, x, y)
+                found, conflict = yield from self._node(part, x, y)
                 if not found:
                     return False, conflict
         return True, 0
@@ -252,9 +263,9 @@ class Search:
     def _blame_section(self, s: int, free: np.ndarray, excluded: np.ndarray) -> int:
         """The decisions that leave section `s` short of room: for each of its unplaced buffers, its exclusion or
         the placement that last lifted its floor, when either alone lifts it high enough."""
-        unplaced = self.members[s][free[self.members[s]]]
-        low = self.p.capacity - int(self.size[unplaced].sum()) + 1
-        by_exclusion = excluded[unplaced] & (self.excluded_at[unplaced] + self.smallest_beside[unplaced] >= low)
+        unplaced = self.s.members[s][free[self.s.members[s]]]
+        low = self.p.capacity - int(self.s.size[unplaced].sum()) + 1
+        by_exclusion = excluded[unplaced] & (self.excluded_at[unplaced] + self.s.smallest_beside[unplaced] >= low)
         by_lift = ~by_exclusion & (self.minoff[unplaced] >= low)
         if not (by_exclusion | by_lift).all():
             return _ALL
@@ -268,6 +279,6 @@ class Search:
         """The decisions that leave excluded buffer `j` nothing to rest on: its exclusion and every placement
         beside it."""
         conflict = 1 << int(self.excluded_depth[j])
-        for depth in self.placed_depth[self.beside[j]].tolist():
+        for depth in self.placed_depth[self.s.beside[j]].tolist():
             conflict |= 1 << depth
         return conflict

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from lanearena.placement import Buffer, check, place
 from lanearena.placement.best import groups
-from lanearena.placement.search import EXHAUSTED, FOUND, Run, Search
+from lanearena.placement.search import EXHAUSTED, FOUND, Dive, Run, Search
 
 
 @st.composite
@@ -47,18 +47,22 @@ def valid(lives, offsets, capacity) -> bool:
         for i, j in itertools.combinations(range(len(lives)), 2) if overlapping(lives[i], lives[j]))
 
 
-def searched(lives, capacity, keys, backjump):
+def searched(lives, capacity, keys, backjump, step=10**6):
+    """How a search of `lives` under `capacity` ends, run `step` nodes at a time, and the offsets it found."""
     s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
-    return s.run(Run(capacity, s.rank(keys, np.zeros(s.n, dtype=np.int64)), 10**6, float("inf"), backjump))
+    dive = Dive(s, Run(capacity, s.rank(keys, np.zeros(s.n, dtype=np.int64)), float("inf"), backjump))
+    while dive.advance(step) is None:
+        pass
+    return dive.outcome, dive.offsets
 
 
 @settings(max_examples=150, deadline=None)
-@given(small_problems(), st.sampled_from(["TWA", "TAW", "WAT", "ZAW"]))
-def test_complete_search_finds_the_optimum_and_proves_it(lives, keys):
+@given(small_problems(), st.sampled_from(["TWA", "TAW", "WAT", "ZAW"]), st.sampled_from([1, 3, 10**6]))
+def test_complete_search_finds_the_optimum_and_proves_it(lives, keys, step):
     best = optimum(lives)
-    status, offsets = searched(lives, best, keys, backjump=False)
+    status, offsets = searched(lives, best, keys, False, step)  # paused and resumed every `step` nodes
     assert status == FOUND and valid(lives, offsets, best)
-    assert searched(lives, best - 1, keys, backjump=False)[0] == EXHAUSTED
+    assert searched(lives, best - 1, keys, False, step)[0] == EXHAUSTED
 
 
 @settings(max_examples=150, deadline=None)
@@ -84,9 +88,26 @@ def test_best_reaches_the_bound_where_the_greedy_orders_do_not():
     assert check(bs, best.offsets) == [] and best.height == best.lower_bound == 10 and best.algorithm == "search"
 
 
+@settings(max_examples=200, deadline=None)
+@given(small_problems(8), st.data())
+def test_check_agrees_with_every_pair(lives, data):
+    bs = [Buffer(f"b{i}", lo, up, size) for i, (lo, up, size) in enumerate(lives)]
+    offsets = [data.draw(st.integers(0, 12)) for _ in bs]
+    assert (check(bs, offsets) == []) == valid(lives, offsets, 10**9)
+
+
 def test_check_catches_misaligned_and_negative_offsets():
     bs = [Buffer("a", 0, 2, 256), Buffer("b", 1, 3, 256)]
     assert check(bs, [0, 256], 256) == []
     assert any("not a multiple of 256" in p for p in check(bs, [0, 300], 256))
     assert any("negative" in p for p in check(bs, [-256, 256], 256))
     assert any("share bytes" in p for p in check(bs, [0, 128]))
+
+
+def test_capacity_is_searched_for_and_progress_reported():
+    bs = [Buffer("b0", 4, 6, 5), Buffer("b1", 0, 4, 2), Buffer("b2", 6, 9, 5), Buffer("b3", 5, 8, 3),
+          Buffer("b4", 3, 5, 5), Buffer("b5", 6, 10, 1)]
+    lines = []
+    p = place(bs, capacity=10, time_limit=2.0, progress=lines.append)
+    assert p.height <= 10 and check(bs, p.offsets) == []
+    assert lines and lines[-1].startswith("best=10 bound=10 elapsed=")
