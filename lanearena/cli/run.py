@@ -12,7 +12,7 @@ from lanearena.analysis.lifetimes import problem
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.lowering.compile import compare, new_device
+from lanearena.lowering.compile import compare, resolve_backend
 
 
 def register(sub) -> None:
@@ -44,13 +44,13 @@ def run(args) -> int:
     api.verify(module)
     times["place_s"] = time.perf_counter() - t
     ((step, plan),) = api.placed_steps(module)
-    backend = args.backend if args.backend != "auto" else new_device("auto")[1]
-    show(f"running {len(step.launches)} launches on {backend}")
-    t = time.perf_counter()
     try:
-        result = compare(step, plan, backend, args.seed)
+        backend = resolve_backend(args.backend)
     except RuntimeError as e:
         raise UserError(str(e)) from None
+    show(f"running {len(step.launches)} launches on {backend}")
+    t = time.perf_counter()
+    result = compare(step, plan, backend, args.seed)
     times["run_s"] = time.perf_counter() - t
     show.close()
     report = {

@@ -8,25 +8,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from lanearena.analysis.plan import ArenaPlan
+from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load, max_abs_err, random_feeds, unshared
 from lanearena.model import Step
 
 
-def new_device(backend: str = "auto"):
-    """A device for `backend` ('numpy', 'cuda', or 'auto': CUDA where PyCUDA and a GPU are, else numpy), and the
-    backend's name."""
-    from lanearena.lowering import cuda
-
+def resolve_backend(backend: str = "auto") -> str:
+    """The backend `backend` names: 'numpy', 'cuda', or for 'auto' CUDA where PyCUDA and a GPU are, else numpy.
+    Asking for 'cuda' where it cannot run is a `RuntimeError` saying why."""
     if backend == "numpy":
-        return NumpyDevice(), "numpy"
+        return "numpy"
     why = cuda.available()
     if why is None:
-        return cuda.CudaDevice(), "cuda"
+        return "cuda"
     if backend == "cuda":
         raise RuntimeError(f"backend cuda: {why}")
-    return NumpyDevice(), "numpy"
+    return "numpy"
+
+
+def new_device(backend: str = "auto"):
+    """A fresh device of `backend` (see `resolve_backend`)."""
+    return cuda.CudaDevice() if resolve_backend(backend) == "cuda" else NumpyDevice()
 
 
 @dataclass
@@ -47,6 +51,6 @@ def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) 
     """`step` run as placed and as the unshared reference, on fresh devices of `backend`, with the same random
     feeds."""
     feeds = random_feeds(step, seed)
-    placed = run_placed(step, plan, new_device(backend)[0], feeds)
-    reference = run_placed(step, unshared(plan), new_device(backend)[0], feeds)
+    placed = run_placed(step, plan, new_device(backend), feeds)
+    reference = run_placed(step, unshared(plan), new_device(backend), feeds)
     return Comparison(placed, reference, max_abs_err(placed, reference))
