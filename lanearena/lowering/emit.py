@@ -6,6 +6,7 @@ The module runs on any device with the interface of `NumpyDevice` (`alloc`, `fil
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,6 +114,13 @@ class _Symbolic:
     counter = scratch
 
 
+def _lit(value: str) -> str:
+    """A string from the IR as a Python string literal of ASCII only: every quote, newline, NUL and non-ASCII
+    character escaped, so the text can never be read as code (nor end a comment's line), and the module's source is
+    ASCII whatever the locale's encoding."""
+    return ascii(str(value))
+
+
 def _arg(value) -> str:
     """A kernel argument as the emitted code writes it: a pointer as `u64(b[k] + offset)`."""
     if isinstance(value, np.uint64):
@@ -124,13 +132,15 @@ def _arg(value) -> str:
     if isinstance(value, np.int32):
         return f"i32({int(value)})"
     if isinstance(value, np.float32):
-        return f"f32({float(value)!r})"
+        v = float(value)
+        return f"f32({v!r})" if math.isfinite(v) else f"f32({_lit(repr(v))})"  # nan and inf are no literals
     raise TypeError(f"unexpected kernel argument {value!r}")
 
 
 def _call(c: KernelCall) -> str:
     args = ", ".join(_arg(a) for a in c.args)
-    return f"    dev.launch({c.kernel!r}, {c.grid}, {c.block}, ({args},))"
+    grid, block = (tuple(int(n) for n in dims) for dims in (c.grid, c.block))
+    return f"    dev.launch({_lit(c.kernel)}, {grid}, {block}, ({args},))"
 
 
 def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Binding]]:
@@ -151,31 +161,41 @@ def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Bin
 def emit(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
     """The Python module that runs `step` as `plan` places it."""
     lay = layout(step, plan)
-    lines = [
-        f'"""Step @{step.name} ({step.numerics.value}) lowered by lanearena: {len(step.launches)} launches over one '
+    doc = (
+        f"Step @{step.name} ({step.numerics.value}) lowered by lanearena: {len(step.launches)} launches over one "
         f"arena of {plan.bytes} bytes\n(lower bound {plan.lower_bound}, placed by {plan.algorithm}). "
-        'Call run(device, feeds) with a NumpyDevice or a CudaDevice."""',
+        "Call run(device, feeds) with a NumpyDevice or a CudaDevice."
+    )
+    # Every name from the IR reaches the module only as a literal `_lit` makes (comments too), never as code.
+    lines = [
+        _lit(doc),
         "",
         "from lanearena.lowering.runtime import f32, i32, u64, run_module",
         "",
-        f"STEP = {step.name!r}",
-        f"NUMERICS = {step.numerics.value!r}",
+        f"STEP = {_lit(step.name)}",
+        f"NUMERICS = {_lit(step.numerics.value)}",
         f"ARENA_BYTES = {plan.bytes}",
         "BUFFERS = [  # name, bytes, zeroed (a counter), poisoned before the step",
-        *(f"    ({b.name!r}, {b.bytes}, {b.zero}, {b.poison})," for b in lay.buffers),
+        *(f"    ({_lit(b.name)}, {b.bytes}, {b.zero}, {b.poison})," for b in lay.buffers),
         "]",
     ]
     feeds, results = bindings(step, lay)
     for title, table in (("FEEDS", feeds), ("RESULTS", results)):
         lines.append(f"{title} = {{  # tensor: buffer, offset, role, element, shape")
-        lines += [f"    {n!r}: ({b.buffer}, {b.offset}, {b.role!r}, {b.elem!r}, {b.shape})," for n, b in table.items()]
+        lines += [
+            f"    {_lit(n)}: ({b.buffer}, {b.offset}, {_lit(b.role)}, {_lit(b.elem)}, {tuple(map(int, b.shape))}),"
+            for n, b in table.items()
+        ]
         lines.append("}")
-    body = []
+    body, count = [], 0
     for i, launch in enumerate(step.launches):
         at = _Symbolic(step, plan, lay, i, qblock)
-        body.append(f"    # {i}: {launch.kind} ({', '.join(launch.ins)}) -> ({', '.join(launch.outs)})")
-        body += [_call(c) for c in kernels.calls(launch, step, at)]
-    lines.append(f"KERNEL_LAUNCHES = {sum(1 for line in body if not line.lstrip().startswith('#'))}")
+        calls = kernels.calls(launch, step, at)
+        count += len(calls)
+        ins, outs = (", ".join(map(_lit, names)) for names in (launch.ins, launch.outs))
+        body.append(f"    # {i}: {_lit(launch.kind)} ({ins}) -> ({outs})")
+        body += [_call(c) for c in calls]
+    lines.append(f"KERNEL_LAUNCHES = {count}")
     lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""', *body]
     lines += [
         "",
