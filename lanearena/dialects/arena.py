@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lanearena.dialects.lane_tensors import TensorDef, TensorOp, TensorType, ViewOp, step_numerics, verify_in_step
 from lanearena.dialects.located import located, located_op, source_location
-from lanearena.dialects.syntax import FORMS, parse_params, parse_value, print_params
+from lanearena.dialects.syntax import FORMS, parse_params, parse_str, parse_value, print_params
 from lanearena.model import Form, Numerics
 
 REASONS = ("input", "weight", "state", "output", "view", "unsafe", "unallocated")
@@ -210,7 +210,7 @@ class ScratchOp(IRDLOperation):
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
         launch = _params(parser, ("launch",), cls.name)
-        tag = parser.parse_str_literal(" (the scratch's tag)")
+        tag = parse_str(parser, " (the scratch's tag)")
         p = _params(parser, ("offset", "bytes"), cls.name)
         return located(cls(launch["launch"], tag, p["offset"], p["bytes"]), at)
 
@@ -241,7 +241,7 @@ class CounterOp(IRDLOperation):
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
         launch = _params(parser, ("launch",), cls.name)
-        tag = parser.parse_str_literal(" (the counter's tag)")
+        tag = parse_str(parser, " (the counter's tag)")
         p = _params(parser, ("bytes",), cls.name)
         return located(cls(launch["launch"], tag, p["bytes"]), at)
 

@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from lanearena import kinds
 from lanearena.dialects.syntax import (
     FORMS,
+    parse_str,
     param_attr,
     param_value,
     parse_optional_forms,
@@ -329,7 +330,7 @@ class ScratchAttr(ParametrizedAttribute):
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         at = parser.pos
         with parser.in_angle_brackets():
-            tag = parser.parse_str_literal()
+            tag = parse_str(parser)
             parser.parse_punctuation(",")
             elem = parser.parse_keyword_in(("f32", "i32", "i8", "counter"))
             parser.parse_punctuation(",")
@@ -394,7 +395,7 @@ class GenericLaunchOp(LaunchOp):
     @classmethod
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
-        kernel = parser.parse_str_literal(" as the kernel's name")
+        kernel = parse_str(parser, " as the kernel's name")
         ins = parse_touch_list(parser)
         parser.parse_punctuation("->")
         outs = []

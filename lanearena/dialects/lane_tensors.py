@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lanearena.dialects.syntax import (
     FORMS,
+    parse_str,
     parse_optional_forms,
     parse_value,
     print_forms,
@@ -116,7 +117,7 @@ class TensorDef(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
-        tensor = parser.parse_str_literal(" as the tensor's name")
+        tensor = parse_str(parser, " as the tensor's name")
         parser.parse_punctuation(":")
         return located(cls(tensor, _parse_tensor_type(parser)), at)
 
@@ -242,7 +243,7 @@ class TensorOp(TensorDef):
     @classmethod
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
-        tensor = parser.parse_str_literal(" as the tensor's name")
+        tensor = parse_str(parser, " as the tensor's name")
         forms = _parse_optional_forms_clause(parser)
         parser.parse_punctuation(":")
         return located(cls(tensor, _parse_tensor_type(parser), forms), at)
@@ -299,7 +300,7 @@ class ViewOp(TensorDef):
     @classmethod
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
-        tensor = parser.parse_str_literal(" as the view's name")
+        tensor = parse_str(parser, " as the view's name")
         source = parse_value(parser)
         parser.parse_punctuation("[")
         offset = parser.parse_integer(allow_boolean=False)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, StringAttr, f64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.parser import Parser
+from xdsl.parser import BaseParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -23,6 +23,31 @@ characters when no closing quote follows on the line, so a quote left open befor
 if MLIRLexer._unescaped_characters_regex.pattern == _BACKTRACKING_STRING:
     # The same strings, one character at a time: a single way to match, so linear time (until xDSL's own is).
     MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
+def parse_optional_str(parser: BaseParser) -> str | None:
+    """A string literal, or None where none follows. xDSL 0.75's printer writes every character beyond ASCII as
+    UTF-8 byte escapes (`"\\C3\\A9"`), which its lexer then calls a bytes literal: those are taken back here, as the
+    text they spell."""
+    if (text := parser.parse_optional_str_literal()) is not None:
+        return text
+    at = parser.pos
+    raw = parser.parse_optional_bytes_literal()
+    if raw is None:
+        return None
+    try:
+        return raw.decode()
+    except UnicodeDecodeError:
+        parser.raise_error("a string literal's escapes must spell UTF-8 text", at, parser.pos)
+
+
+def parse_str(parser: BaseParser, context: str = "") -> str:
+    """A string literal (see `parse_optional_str`)."""
+    at = parser.pos
+    text = parse_optional_str(parser)
+    if text is None:
+        parser.raise_error("string literal expected" + context, at, parser.pos)
+    return text
 
 
 def print_forms(printer: Printer, forms: Sequence[str]) -> None:
@@ -117,7 +142,7 @@ def parse_params(parser: Parser, names: Iterable[str]) -> dict[str, int | float 
         if name in out:
             parser.raise_error(f"parameter '{name}' given twice")
         parser.parse_punctuation("(")
-        if (s := parser.parse_optional_str_literal()) is not None:
+        if (s := parse_optional_str(parser)) is not None:
             out[name] = s
         else:
             out[name] = parser.parse_number()

@@ -30,7 +30,7 @@ GenericWritten = Written | tuple[SSAValue, str | Form | Sequence[str | Form], st
 
 def _hint(name: str) -> str:
     """An SSA name for tensor `name`, so that the printed step reads `%l0.q` for tensor "l0.q"."""
-    hint = re.sub(r"[^\w$.-]", "_", name)
+    hint = re.sub(r"[^\w$.-]", "_", name, flags=re.ASCII)  # MLIR's identifiers are ASCII
     return hint if re.match(r"[A-Za-z_$.-]", hint) else f"t{hint}"
 
 
