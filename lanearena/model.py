@@ -14,6 +14,11 @@ ALIGN = 256
 """Every array's alignment in the arena: cudaMalloc's, past every vector load the kernels make."""
 
 
+DEVICE_BYTES = 1 << 48
+"""The most bytes one array may take: 256 TiB, past every GPU's memory and within the 48-bit virtual addresses
+CUDA's unified address space gives a device; larger sizes are refused, never wrapped."""
+
+
 class Form(str, Enum):
     """The array of a tensor that a launch touches: its f32/i32 buffer, or its quantized form."""
 

@@ -12,12 +12,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from lanearena.analysis.plan import ArenaPlan
+from lanearena.errors import UserError
 from lanearena.lowering import kernels
 from lanearena.lowering.kernels import KernelCall
-from lanearena.model import ALIGN, QBLOCK, Form, Role, Step, aligned, home, quant_parts
+from lanearena.model import ALIGN, ELEMENT_BYTES, QBLOCK, Form, Role, Step, aligned, home, quant_parts
 
-_SHIFT = 40
-"""Addresses are emitted as `b[k] + offset`: while lowering, buffer k's address stands for k << _SHIFT."""
+class _Addresses:
+    """Symbolic device addresses while lowering: byte `offset` of buffer k stands for `(k + 1) << shift | offset`,
+    with `shift` past every buffer's size (and a one-past-the-end address), so no two buffers' addresses meet
+    whatever the sizes; a layout whose addresses would not fit 64 bits is refused."""
+
+    def __init__(self, buffers: list[Buffer]):
+        self.sizes = [b.bytes for b in buffers]
+        self.shift = max(self.sizes, default=0).bit_length() + 1
+        if (len(buffers) + 1).bit_length() + self.shift > 64:
+            raise UserError(f"{len(buffers)} buffers of up to {max(self.sizes)} bytes do not fit 64-bit addresses")
+
+    def encode(self, k: int, offset: int) -> int:
+        return ((k + 1) << self.shift) + offset
+
+    def decode(self, address: int) -> tuple[int, int]:
+        """The buffer and offset of an address `encode` made, and any address within or one past a buffer."""
+        k, offset = (address >> self.shift) - 1, address & ((1 << self.shift) - 1)
+        if not 0 <= k < len(self.sizes) or offset > self.sizes[k]:
+            raise AssertionError(f"address {address:#x} lies outside every buffer of the step")
+        return k, offset
 
 
 @dataclass(frozen=True)
@@ -61,6 +80,13 @@ def layout(step: Step, plan: ArenaPlan) -> Layout:
         t = step.tensors[o.tensor]
         arrays[(o.tensor, o.form)] = (len(buffers), 0)
         buffers.append(Buffer(f"{o.tensor}:{o.form.value}", o.bytes, poison=t.role is Role.COMPUTED))
+    for t in step.tensors.values():
+        # An output or state no launch touches has no array in the plan, yet is still handed back.
+        kept = t.name in step.outputs or t.role is Role.STATE
+        if kept and t.view_of is None and (t.name, Form.PLAIN) not in arrays:
+            arrays[(t.name, Form.PLAIN)] = (len(buffers), 0)
+            nbytes = aligned(t.length * ELEMENT_BYTES[t.elem], plan.align)
+            buffers.append(Buffer(f"{t.name}:{Form.PLAIN.value}", nbytes, poison=t.role is Role.COMPUTED))
     for c in plan.counters:
         scratch[(c.launch, c.tag)] = (len(buffers), 0)
         buffers.append(Buffer(f"#{c.launch}:{c.tag}", aligned(c.bytes), zero=True))
@@ -78,14 +104,14 @@ def _view_offset(step: Step, name: str, at: str) -> int:
 
 
 class _Symbolic:
-    """The operands of launch `index`, with buffer k's address standing for k << _SHIFT."""
+    """The operands of launch `index` as the symbolic addresses of `addresses`."""
 
-    def __init__(self, step: Step, plan: ArenaPlan, lay: Layout, index: int, qblock: int):
+    def __init__(self, step: Step, plan: ArenaPlan, lay: Layout, addresses: _Addresses, index: int, qblock: int):
         self.step, self.plan, self.lay, self.index, self.qblock = step, plan, lay, index, qblock
+        self.addresses = addresses
 
     def _addr(self, where: tuple[int, int]) -> int:
-        k, off = where
-        return ((k + 1) << _SHIFT) + off
+        return self.addresses.encode(*where)
 
     def _array(self, tensor: str, form: Form) -> tuple[str, int, int]:
         at = home(self.step, tensor, form, self.qblock)
@@ -121,13 +147,13 @@ def _lit(value: str) -> str:
     return ascii(str(value))
 
 
-def _arg(value) -> str:
+def _arg(value, addresses: _Addresses) -> str:
     """A kernel argument as the emitted code writes it: a pointer as `u64(b[k] + offset)`."""
     if isinstance(value, np.uint64):
         v = int(value)
         if v == 0:
             return "u64(0)"
-        k, off = (v >> _SHIFT) - 1, v & ((1 << _SHIFT) - 1)
+        k, off = addresses.decode(v)
         return f"u64(b[{k}] + {off})" if off else f"u64(b[{k}])"
     if isinstance(value, np.int32):
         return f"i32({int(value)})"
@@ -137,8 +163,8 @@ def _arg(value) -> str:
     raise TypeError(f"unexpected kernel argument {value!r}")
 
 
-def _call(c: KernelCall) -> str:
-    args = ", ".join(_arg(a) for a in c.args)
+def _call(c: KernelCall, addresses: _Addresses) -> str:
+    args = ", ".join(_arg(a, addresses) for a in c.args)
     grid, block = (tuple(int(n) for n in dims) for dims in (c.grid, c.block))
     return f"    dev.launch({_lit(c.kernel)}, {grid}, {block}, ({args},))"
 
@@ -147,10 +173,12 @@ def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Bin
     """The tensors the caller feeds (inputs, weights, state) and reads back (outputs, state), and where they live."""
     feeds, results = {}, {}
     for t in step.tensors.values():
-        where = lay.arrays.get((t.name, Form.PLAIN))
+        at = home(step, t.name, Form.PLAIN)
+        where = lay.arrays.get((at, Form.PLAIN))
         if where is None:
             continue
-        b = Binding(where[0], where[1], t.role.value, t.elem, t.shape)
+        offset = where[1] + ELEMENT_BYTES[t.elem] * _view_offset(step, t.name, at)
+        b = Binding(where[0], offset, t.role.value, t.elem, t.shape)
         if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE):
             feeds[t.name] = b
         if t.role is Role.STATE or t.name in step.outputs:
@@ -188,13 +216,14 @@ def emit(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
         ]
         lines.append("}")
     body, count = [], 0
+    addresses = _Addresses(lay.buffers)
     for i, launch in enumerate(step.launches):
-        at = _Symbolic(step, plan, lay, i, qblock)
+        at = _Symbolic(step, plan, lay, addresses, i, qblock)
         calls = kernels.calls(launch, step, at)
         count += len(calls)
         ins, outs = (", ".join(map(_lit, names)) for names in (launch.ins, launch.outs))
         body.append(f"    # {i}: {_lit(launch.kind)} ({ins}) -> ({outs})")
-        body += [_call(c) for c in calls]
+        body += [_call(c, addresses) for c in calls]
     lines.append(f"KERNEL_LAUNCHES = {count}")
     lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""', *body]
     lines += [

@@ -11,6 +11,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from lanearena.errors import UserError
+from lanearena.limits import oversized
 from lanearena.lowering.emit import emit
 from lanearena.model import QBLOCK
 from lanearena.passes.convert import plan_of, step_of, steps
@@ -21,6 +22,8 @@ def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
     found = steps(module)
     if len(found) != 1:
         raise UserError(f"lane-pycuda lowers one lane.step a module, found {len(found)}")
+    if problems := oversized(found[0]):
+        raise UserError("\n".join(problems))
     plan = plan_of(found[0])
     if plan is None:
         raise UserError(f"lane.step @{found[0].sym_name.data} is not placed: run lane-arena-place first")

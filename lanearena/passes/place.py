@@ -13,6 +13,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import placement
 from lanearena.analysis.arena import plan
+from lanearena.limits import oversized
 from lanearena.model import ALIGN, QBLOCK
 from lanearena.passes.convert import step_of, steps, write_plan
 
@@ -33,6 +34,8 @@ def place_module(
     if align <= 0 or qblock <= 0:
         raise DiagnosticException("lane-arena-place: align and qblock must be positive")
     for step_op in steps(module):
+        if problems := oversized(step_op):
+            raise DiagnosticException("\n".join(problems))
         step, values = step_of(step_op)
         write_plan(step_op, plan(step, algorithm, align, qblock, time_limit, progress), values)
 

@@ -3,6 +3,7 @@ infinity, odd files. Each test here failed before the fix it guards."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import keyword
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from xdsl.printer import Printer
 
 from lanearena import api
+from lanearena.cli import main
 from lanearena.frontend import StepBuilder
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
@@ -85,3 +87,74 @@ def test_non_ascii_names_round_trip():
     assert "\\C3\\A9" in text
     ((step, _),) = api.placed_steps(api.parse(text))
     assert step.name == "é" and list(step.tensors) == ["ü", "a😀", "y"]
+
+
+# --- No silent corruption -------------------------------------------------------------------------------------------
+
+
+def _file(tmp_path, text: str, name: str = "step.mlir") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str]:
+    """Runs `lanearena argv` and returns its exit code and its standard error."""
+    code = main(list(argv))
+    return code, capsys.readouterr().err
+
+
+def test_offsets_past_2_to_the_40_stay_in_their_buffer():
+    """The symbolic addresses once packed buffer k at (k + 1) << 40: an arena offset of 2^40 became buffer 1's."""
+    module = api.place(_step("s", "x", "a", "y"), "greedy")
+    ((step, plan),) = api.placed_steps(module)
+    far = 1 << 40
+    shifted = dataclasses.replace(
+        plan, bytes=plan.bytes + far, arrays=[dataclasses.replace(a, offset=a.offset + far) for a in plan.arrays]
+    )
+    source = emit(step, shifted)
+    assert f"u64(b[0] + {far})" in source
+    assert source.count("dev.launch(") == 2
+
+
+def test_an_output_that_is_an_untouched_input_is_returned(tmp_path):
+    text = """lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %w = lane.input "w" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.binary %w, %w -> %y op("add")
+  lane.output %x, %y : !lane.tensor<64xf32>, !lane.tensor<64xf32>
+}"""
+    module = api.place(api.parse(text), "greedy")
+    ((step, plan),) = api.placed_steps(module)
+    x, w = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
+    out = load(emit(step, plan)).run(NumpyDevice(), {"x": x, "w": w})
+    assert sorted(out) == ["x", "y"]
+    np.testing.assert_array_equal(out["x"], x)
+    np.testing.assert_array_equal(out["y"], w + w)
+
+
+_HUGE = """lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<Nxf32>
+  %a = lane.tensor "a" : !lane.tensor<Nxf32>
+  %y = lane.tensor "y" : !lane.tensor<Nxf32>
+  lane.binary %x, %x -> %a op("add")
+  lane.binary %a, %a -> %y op("mul")
+  lane.output %y : !lane.tensor<Nxf32>
+}"""
+
+
+def test_sizes_past_a_device_are_refused_where_written(tmp_path, capsys):
+    path = _file(tmp_path, _HUGE.replace("N", str(1 << 62)))
+    code, err = _cli(capsys, "place", path)
+    assert code == 2 and "Traceback" not in err
+    assert f"{path}:2:8: tensor 'x' takes {1 << 64} bytes, more than a device can hold" in err
+
+
+def test_compile_of_counts_past_int32_is_a_located_error(tmp_path, capsys):
+    placed = tmp_path / "placed.mlir"
+    assert _cli(capsys, "place", _file(tmp_path, _HUGE.replace("N", str(1 << 40))), "-o", str(placed))[0] == 0
+    code, err = _cli(capsys, "compile", str(placed), "-o", str(tmp_path / "step.py"))
+    assert code == 2 and "Traceback" not in err
+    assert "launch #0 (lane.binary): binary: 1099511627776 does not fit the kernels' 32-bit sizes" in err
+    assert not (tmp_path / "step.py").exists()

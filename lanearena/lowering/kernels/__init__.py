@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lanearena.lowering.kernels import argmax, attention, gemv, moe, pointwise, rows
-from lanearena.lowering.kernels.base import KernelCall, Operands, check_launch, fail
+from lanearena.lowering.kernels.base import GRID_LIMITS, KernelCall, Operands, TooLarge, check_launch, fail
 from lanearena.model import Launch, Step
 
 _FAMILIES = (rows, pointwise, gemv, attention, moe, argmax)
@@ -29,7 +29,14 @@ def calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     if lower is None:
         raise fail(launch, "no kernels for this kind")
     check_launch(launch)
-    return lower(launch, step, at)
+    try:
+        out = lower(launch, step, at)
+    except TooLarge as e:
+        raise fail(launch, str(e)) from None
+    for c in out:
+        if any(not 1 <= g <= m for g, m in zip(c.grid, GRID_LIMITS)):
+            raise fail(launch, f"{c.kernel} needs a grid of {c.grid} blocks, past CUDA's {GRID_LIMITS}")
+    return out
 
 
 __all__ = ["CALLS", "TWINS", "KernelCall", "Operands", "calls"]

@@ -53,7 +53,18 @@ def ptr(addr: int) -> np.uint64:
     return np.uint64(addr)
 
 
+class TooLarge(ValueError):
+    """A size or index past what the kernels' 32-bit ints, or a CUDA grid, can count."""
+
+
+I32_MAX = 2**31 - 1
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+"""CUDA's largest grid, a dimension at a time."""
+
+
 def i32(value: int) -> np.int32:
+    if not -I32_MAX - 1 <= value <= I32_MAX:
+        raise TooLarge(f"{value} does not fit the kernels' 32-bit sizes and indices (at most {I32_MAX})")
     return np.int32(value)
 
 
