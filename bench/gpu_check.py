@@ -31,7 +31,7 @@ def check(config_name: str, runs: int, algorithm: str) -> dict:
     feeds = random_feeds(step, 0)
     expected = generated.run(NumpyDevice(), feeds)
     dev = cuda.CudaDevice()
-    b = prepare(dev, feeds, generated.BUFFERS, generated.FEEDS)
+    b = prepare(dev, feeds, generated.BUFFERS, generated.FEEDS, generated.ALIGN)
     generated.launches(dev, b)
     dev.synchronize()
     err = max_abs_err(results(dev, b, generated.RESULTS), expected)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from lanearena import api, placement
+from lanearena import api, options, placement
 from lanearena.analysis.lifetimes import problem
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
@@ -22,7 +22,7 @@ def register(sub) -> None:
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
     p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cuda"))
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
-    p.add_argument("--time-limit", type=float, default=5.0, help="seconds of placement search (default 5)")
+    p.add_argument("--time-limit", type=options.cli_seconds, default=5.0, help="seconds of placement search (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=run)

@@ -89,7 +89,7 @@ def layout(step: Step, plan: ArenaPlan) -> Layout:
             buffers.append(Buffer(f"{t.name}:{Form.PLAIN.value}", nbytes, poison=t.role is Role.COMPUTED))
     for c in plan.counters:
         scratch[(c.launch, c.tag)] = (len(buffers), 0)
-        buffers.append(Buffer(f"#{c.launch}:{c.tag}", aligned(c.bytes), zero=True))
+        buffers.append(Buffer(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=True))
     return Layout(buffers, arrays, scratch)
 
 
@@ -132,7 +132,7 @@ class _Symbolic:
     def weight(self, tensor: str) -> tuple[int, int]:
         t = self.step.tensors[tensor]
         base = self._addr(self.lay.arrays[(tensor, Form.PLAIN)])
-        return base, (base + aligned(t.length, ALIGN) if t.elem == "i8" else 0)
+        return base, (base + aligned(t.length, self.plan.align) if t.elem == "i8" else 0)
 
     def scratch(self, tag: str) -> int:
         return self._addr(self.lay.scratch[(self.index, tag)])
@@ -203,6 +203,7 @@ def emit(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
         f"STEP = {_lit(step.name)}",
         f"NUMERICS = {_lit(step.numerics.value)}",
         f"ARENA_BYTES = {plan.bytes}",
+        f"ALIGN = {plan.align}  # of every array, and of a Q8_0 weight's parts",
         "BUFFERS = [  # name, bytes, zeroed (a counter), poisoned before the step",
         *(f"    ({_lit(b.name)}, {b.bytes}, {b.zero}, {b.poison})," for b in lay.buffers),
         "]",
@@ -231,7 +232,7 @@ def emit(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
         "",
         "def run(dev, feeds):",
         '    """Allocates the buffers on `dev`, uploads `feeds`, runs the step, and returns its outputs and state."""',
-        "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, launches)",
+        "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, launches, ALIGN)",
         "",
     ]
     return "\n".join(lines)

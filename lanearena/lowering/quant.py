@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lanearena.model import QBLOCK, Form, array_bytes, quant_parts
+from lanearena.model import ALIGN, QBLOCK, Form, array_bytes, quant_parts
 
 
 class Quantized(NamedTuple):
@@ -46,12 +46,13 @@ def dequantize(q: Quantized) -> np.ndarray:
     return (v * q.scales[:, None]).reshape(-1)
 
 
-def packed(q: Quantized) -> np.ndarray:
-    """`q` as the bytes of a quantized array (`array_bytes`): words, low words, scales, each part aligned."""
+def packed(q: Quantized, align: int = ALIGN) -> np.ndarray:
+    """`q` as the bytes of a quantized array (`array_bytes`): words, low words, scales, each part aligned to
+    `align`."""
     n = q.hi.size
     two = q.lo is not None
-    out = np.zeros(array_bytes(n, Form.QUANT, two), np.uint8)
-    words, low, scales = quant_parts(0, n, two)
+    out = np.zeros(array_bytes(n, Form.QUANT, two, align), np.uint8)
+    words, low, scales = quant_parts(0, n, two, align)
     out[words : words + n] = q.hi.view(np.uint8)
     if two:
         out[low : low + n] = q.lo.view(np.uint8)
@@ -59,9 +60,9 @@ def packed(q: Quantized) -> np.ndarray:
     return out
 
 
-def unpacked(raw: np.ndarray, n: int, two_words: bool) -> Quantized:
+def unpacked(raw: np.ndarray, n: int, two_words: bool, align: int = ALIGN) -> Quantized:
     """The quantized array of `n` values held in bytes `raw` (as `packed` writes them)."""
-    words, low, scales = quant_parts(0, n, two_words)
+    words, low, scales = quant_parts(0, n, two_words, align)
     lo = raw[low : low + n].view(np.int8).copy() if two_words else None
     sc = raw[scales : scales + n // QBLOCK * 4].view(np.float32).copy()
     return Quantized(raw[words : words + n].view(np.int8).copy(), lo, sc)

@@ -13,7 +13,7 @@ from lanearena.analysis.plan import ArenaPlan
 from lanearena.errors import UserError
 from lanearena.kinds import KINDS
 from lanearena.lowering.quant import packed, quantize
-from lanearena.model import Role, Step, aligned
+from lanearena.model import ALIGN, Role, Step, aligned
 
 u64, i32, f32 = np.uint64, np.int32, np.float32
 
@@ -24,19 +24,20 @@ bytes nobody wrote this step shows in the result."""
 _DTYPES = {"f32": np.float32, "i32": np.int32}
 
 
-def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray, name: str) -> None:
+def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray, name: str, align: int) -> None:
     value = np.asarray(value)
     if value.size != int(np.prod(shape)):
         raise UserError(f"feed '{name}' has {value.size} values, the tensor {int(np.prod(shape))}")
     if elem == "i8":  # a Q8_0 weight, given as its f32 values
-        dev.upload(addr, packed(quantize(value.astype(np.float32).reshape(-1), two_words=False)))
+        dev.upload(addr, packed(quantize(value.astype(np.float32).reshape(-1), two_words=False), align))
     else:
         dev.upload(addr, np.ascontiguousarray(value, _DTYPES[elem]).reshape(-1))
 
 
-def prepare(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table) -> list[int]:
+def prepare(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, align: int = ALIGN) -> list[int]:
     """Allocates an emitted module's buffers on `dev` (poisoning the arena and computed buffers, zeroing
-    counters) and uploads `feeds`; the buffers' addresses, as the module's `launches` takes them."""
+    counters) and uploads `feeds` (a Q8_0 weight's parts aligned to `align`, the arena's); the buffers' addresses,
+    as the module's `launches` takes them."""
     missing = sorted(set(feed_table) - set(feeds))
     if missing:
         raise UserError(f"missing feeds: {', '.join(missing)}")
@@ -47,7 +48,7 @@ def prepare(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table) -> list[i
             dev.fill(addr, nbytes, POISON)
         b.append(addr)
     for name, (k, off, _, elem, shape) in feed_table.items():
-        _upload(dev, b[k] + off, elem, shape, feeds[name], name)
+        _upload(dev, b[k] + off, elem, shape, feeds[name], name, align)
     return b
 
 
@@ -60,10 +61,10 @@ def results(dev, b: list[int], result_table) -> dict[str, np.ndarray]:
 
 
 def run_module(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table,
-               launches: Callable) -> dict[str, np.ndarray]:
+               launches: Callable, align: int = ALIGN) -> dict[str, np.ndarray]:
     """An emitted module's `run`: prepares its buffers on `dev`, runs `launches`, and reads back outputs and
     state."""
-    b = prepare(dev, feeds, buffers, feed_table)
+    b = prepare(dev, feeds, buffers, feed_table, align)
     launches(dev, b)
     return results(dev, b, result_table)
 

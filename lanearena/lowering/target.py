@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from lanearena import options
 from lanearena.errors import UserError
 from lanearena.limits import oversized
 from lanearena.lowering.emit import emit
@@ -27,6 +28,11 @@ def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
     plan = plan_of(found[0])
     if plan is None:
         raise UserError(f"lane.step @{found[0].sym_name.data} is not placed: run lane-arena-place first")
+    try:
+        options.align(plan.align, "arena.alloc's align")
+        options.qblock(qblock)
+    except options.OptionError as e:
+        raise UserError(f"lane.step @{found[0].sym_name.data}: {e}") from None
     return emit(step_of(found[0])[0], plan, qblock)
 
 

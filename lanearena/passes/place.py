@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from lanearena import placement
+from lanearena import options, placement
 from lanearena.analysis.arena import plan
 from lanearena.limits import oversized
 from lanearena.model import ALIGN, QBLOCK
@@ -31,8 +31,11 @@ def place_module(
         raise DiagnosticException(
             f"lane-arena-place: unknown algorithm '{algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
         )
-    if align <= 0 or qblock <= 0:
-        raise DiagnosticException("lane-arena-place: align and qblock must be positive")
+    try:
+        align, qblock = options.align(align), options.qblock(qblock)
+        time_limit = options.seconds(time_limit)
+    except options.OptionError as e:
+        raise DiagnosticException(f"lane-arena-place: {e}") from None
     for step_op in steps(module):
         if problems := oversized(step_op):
             raise DiagnosticException("\n".join(problems))
@@ -50,7 +53,7 @@ class LaneArenaPlace(ModulePass):
     algorithm: str = "best"
     align: int = ALIGN
     qblock: int = QBLOCK
-    time_limit: float = 5.0
+    time_limit: float | int = 5.0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         place_module(op, self.algorithm, self.align, self.qblock, self.time_limit)

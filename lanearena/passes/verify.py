@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena.analysis.check import check
+from lanearena import options
 from lanearena.model import QBLOCK
 from lanearena.passes.convert import plan_of, step_of, steps
 
@@ -25,6 +26,10 @@ class LaneArenaVerify(ModulePass):
     qblock: int = QBLOCK
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            options.qblock(self.qblock)
+        except options.OptionError as e:
+            raise DiagnosticException(f"lane-arena-verify: {e}") from None
         problems: list[str] = []
         for step_op in steps(op):
             name = step_op.sym_name.data

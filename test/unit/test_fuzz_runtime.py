@@ -139,3 +139,16 @@ def test_an_array_placed_over_a_live_one_changes_the_result(config, data):
     feeds = _feeds(step, config.rows, config.max_len, data.draw(st.integers(0, 2**16), "seed"))
     reference = run_placed(step, unshared(plan), NumpyDevice(), feeds)
     assert max_abs_err(run_placed(step, corrupted, NumpyDevice(), feeds), reference) > 0
+
+
+@settings(FUZZ, max_examples=30)
+@given(small_configs(), st.sampled_from([16, 32, 64, 128, 512, 4096]), st.integers(0, 2**16))
+def test_every_alignment_computes_what_the_unshared_run_computes(config, align, seed):
+    """Any power of two from 16 places arrays, views, scratch and Q8_0 weights so that the step still runs."""
+    module = decoder_step(config)
+    api.place(module, "greedy", align=align)
+    api.verify(module)
+    ((step, plan),) = api.placed_steps(module)
+    assert plan.align == align and all(a.offset % align == 0 for a in plan.arrays)
+    run = compare(step, plan, "numpy", seed)
+    assert run.max_abs_err <= TOLERANCE * max(1.0, _scale(run.reference)), (align, run.max_abs_err)

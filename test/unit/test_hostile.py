@@ -6,18 +6,27 @@ from __future__ import annotations
 import dataclasses
 import io
 import keyword
+import re
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException
 
-from lanearena import api
+from lanearena import api, options
 from lanearena.cli import main
 from lanearena.frontend import StepBuilder
+from lanearena.errors import UserError
+from lanearena.lowering.compile import compare
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load
+from lanearena.lowering.target import lower_module
+from lanearena.passes.place import LaneArenaPlace
+from lanearena.passes.verify import LaneArenaVerify
 
 FUZZ = settings(deadline=None, derandomize=True, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 
@@ -158,3 +167,88 @@ def test_compile_of_counts_past_int32_is_a_located_error(tmp_path, capsys):
     assert code == 2 and "Traceback" not in err
     assert "launch #0 (lane.binary): binary: 1099511627776 does not fit the kernels' 32-bit sizes" in err
     assert not (tmp_path / "step.py").exists()
+
+
+# --- Options: each works end to end or is refused ----------------------------------------------------------------
+
+
+def _weighted(numerics: str):
+    """A product by a Q8_0 weight of 96 values: its parts sit at offsets that only `align` rounds."""
+    b = StepBuilder("w", numerics)
+    x = b.input("x", 32)
+    w = b.weight("w", (3, 32), "i8")
+    y = b.tensor("y", 3)
+    if numerics == "f32":
+        b.launch("gemv", [x, w], [y])
+    else:
+        h = b.tensor("h", 32, forms=("plain", "quant"))
+        b.launch("quantize", [x], [(h, "quant")])
+        b.launch("gemv", [(h, "quant"), w], [y])
+    b.output(y)
+    return b.module()
+
+
+@pytest.mark.parametrize("numerics", ["f32", "int8", "int8x2"])
+@pytest.mark.parametrize("align", [16, 32, 64, 128, 256, 1024])
+@pytest.mark.parametrize("qblock", options.QBLOCKS)
+def test_each_supported_align_and_qblock_places_and_runs(numerics, align, qblock):
+    module = api.place(_weighted(numerics), "greedy", align=align, qblock=qblock)
+    api.verify(module, qblock=qblock)
+    ((step, plan),) = api.placed_steps(module)
+    assert plan.align == align
+    assert compare(step, plan, "numpy").max_abs_err == 0.0
+    source = lower_module(module, qblock)
+    assert f"ALIGN = {align}" in source
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("align=3", "align must be a power of two from 16 (bytes), not 3"),
+        ("align=0", "align must be a power of two from 16"),
+        ("align=8", "align must be a power of two from 16"),
+        ("align=48", "align must be a power of two from 16"),
+        ("qblock=64", "qblock must be a block size the kernels are built for (32), not 64"),
+        ("qblock=16", "qblock must be a block size the kernels are built for (32), not 16"),
+        ("time_limit=-1", "time_limit must be a positive number of seconds, not -1"),
+        ("time_limit=0", "time_limit must be a positive number of seconds"),
+    ],
+)
+def test_bad_pass_options_are_refused(option, message):
+    module = api.parse(_printed(_step("s", "x", "a", "y")))
+    with pytest.raises(DiagnosticException, match=re.escape(message)):
+        _pipeline(f"lane-arena-place{{{option}}}").apply(api.context(), module)
+
+
+def _pipeline(spec: str) -> PassPipeline:
+    """The passes `spec` names, with their options parsed as `xdsl-opt -p` parses them."""
+    passes = {"lane-arena-place": lambda: LaneArenaPlace, "lane-arena-verify": lambda: LaneArenaVerify}
+    return PassPipeline.parse_spec(passes, spec)
+
+
+def test_an_int_time_limit_is_taken():
+    module = api.parse(_printed(_step("s", "x", "a", "y")))
+    _pipeline("lane-arena-place{time_limit=1 align=16},lane-arena-verify").apply(api.context(), module)
+    ((_, plan),) = api.placed_steps(module)
+    assert plan.align == 16
+
+
+def test_verify_and_lowering_refuse_an_unsupported_qblock():
+    module = api.place(_step("s", "x", "a", "y"), "greedy")
+    with pytest.raises(UserError, match="qblock must be a block size"):
+        api.verify(module, qblock=64)
+    with pytest.raises(UserError, match="qblock must be a block size"):
+        lower_module(module, 64)
+
+
+def test_a_hand_written_unaligned_arena_is_refused_by_the_lowering(tmp_path, capsys):
+    placed = _printed(api.place(_step("s", "x", "a", "y"), "greedy")).replace("align(256)", "align(8)")
+    code, err = _cli(capsys, "compile", _file(tmp_path, placed), "-o", str(tmp_path / "s.py"))
+    assert code == 2 and "arena.alloc's align must be a power of two from 16" in err
+
+
+def test_run_refuses_a_negative_time_limit(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["run", "--time-limit", "-1"])
+    assert e.value.code == 2
+    assert "--time-limit must be a positive number of seconds" in capsys.readouterr().err

@@ -1,0 +1,59 @@
+"""The checks every option of the passes, the API and the commands goes through: a value that would not work end to
+end is refused here with a message naming the option, never passed on to be half honoured."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from lanearena.model import DEVICE_BYTES, QBLOCK
+
+MIN_ALIGN = 16
+"""The smallest alignment an arena may have: the kernels' widest vector access (16 bytes, a float4 or an int4 of
+int8 words) must stay aligned in every array, view and scratch."""
+
+QBLOCKS = (QBLOCK,)
+"""The quantized block sizes the kernels, their twins and the checker are built for (GGML's Q8_0 block of 32)."""
+
+
+class OptionError(ValueError):
+    """An option value that cannot work: the message names the option and what it accepts."""
+
+
+def align(value: object, option: str = "align") -> int:
+    """`value` as an arena alignment: a power of two from `MIN_ALIGN`, at most a device's bytes."""
+    if not _integer(value) or value < MIN_ALIGN or value & (value - 1) or value > DEVICE_BYTES:
+        raise OptionError(f"{option} must be a power of two from {MIN_ALIGN} (bytes), not {value!r}")
+    return value
+
+
+def qblock(value: object, option: str = "qblock") -> int:
+    """`value` as a quantized block size: one the kernels are built for."""
+    if not _integer(value) or value not in QBLOCKS:
+        supported = ", ".join(map(str, QBLOCKS))
+        raise OptionError(
+            f"{option} must be a block size the kernels are built for ({supported}), not {value!r}: "
+            "the quantized layout, the kernels and their twins use blocks of that many values"
+        )
+    return value
+
+
+def seconds(value: object, option: str = "time_limit") -> float | None:
+    """`value` as a time limit in seconds: a positive finite number (an int too), or None for no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise OptionError(f"{option} must be a positive number of seconds, not {value!r}")
+    return float(value)
+
+
+def cli_seconds(text: str) -> float:
+    """An argparse type for `--time-limit`: `seconds` of the text, as argparse's own error (exit code 2)."""
+    try:
+        return seconds(float(text), "--time-limit")
+    except (ValueError, OptionError) as e:
+        raise argparse.ArgumentTypeError(str(e) if isinstance(e, OptionError) else f"not a number: {text!r}") from e
+
+
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
