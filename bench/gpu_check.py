@@ -61,6 +61,7 @@ def main() -> int:
     if why is not None:
         print(f"gpu_check: skipped: {why}")
         return 0
+    print(f"gpu_check: {cuda.CudaDevice().found}; the PTX is JIT-compiled by the driver for it")
     rows = [check(c, args.runs, args.algorithm) for c in args.configs]
     keys = list(rows[0])
     print(" | ".join(keys))

@@ -61,6 +61,7 @@ def run(args) -> int:
         "no_reuse_bytes": sum(it.bytes for it in problem(step, plan.align).items),
         "algorithm": plan.algorithm,
         "backend": backend,
+        "device": result.device,
         "max_abs_err": result.max_abs_err,
         "outputs": sorted(result.placed),
         **{k: round(v, 4) for k, v in times.items()},

@@ -40,6 +40,8 @@ class Comparison:
     placed: dict[str, np.ndarray]
     reference: dict[str, np.ndarray]
     max_abs_err: float
+    device: str = "numpy runtime on the CPU"
+    """What ran the placed step: the GPU and driver found, or the numpy runtime."""
 
 
 def run_placed(step: Step, plan: ArenaPlan, device, feeds) -> dict[str, np.ndarray]:
@@ -51,6 +53,8 @@ def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) 
     """`step` run as placed and as the unshared reference, on fresh devices of `backend`, with the same random
     feeds."""
     feeds = random_feeds(step, seed)
-    placed = run_placed(step, plan, new_device(backend), feeds)
+    device = new_device(backend)
+    placed = run_placed(step, plan, device, feeds)
     reference = run_placed(step, unshared(plan), new_device(backend), feeds)
-    return Comparison(placed, reference, max_abs_err(placed, reference))
+    found = getattr(device, "found", Comparison.device)
+    return Comparison(placed, reference, max_abs_err(placed, reference), found)

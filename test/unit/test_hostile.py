@@ -18,12 +18,15 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import api, options
 from lanearena.cli import main
-from lanearena.frontend import StepBuilder
+from lanearena.frontend import StepBuilder, decoder_step
+from lanearena.frontend import load as load_config
 from lanearena.errors import UserError
+from lanearena.lowering import cuda
 from lanearena.lowering.compile import compare
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load
+from lanearena.lowering.kernels import moe, ptx
+from lanearena.lowering.runtime import load, random_feeds
 from lanearena.lowering.target import lower_module
 from lanearena.passes.place import LaneArenaPlace
 from lanearena.passes.verify import LaneArenaVerify
@@ -252,3 +255,171 @@ def test_run_refuses_a_negative_time_limit(capsys):
         main(["run", "--time-limit", "-1"])
     assert e.value.code == 2
     assert "--time-limit must be a positive number of seconds" in capsys.readouterr().err
+
+
+# --- NaN and infinity: arg-max and the router pick in range, kernel and twin alike ----------------------------------
+
+_BEATS = """__device__ __forceinline__ bool beats(float v, int i, float best, int at) {
+  const bool vn = isnan(v), bn = isnan(best);
+  if (vn != bn) return vn;
+  return v > best || (!(v < best) && i < at);
+}"""
+
+
+def _beats(v: float, i: int, best: float, at: int) -> bool:
+    """common.cuh's `beats`, line for line (`_BEATS`)."""
+    vn, bn = np.isnan(v), np.isnan(best)
+    if vn != bn:
+        return bool(vn)
+    return bool(v > best or (not v < best and i < at))
+
+
+def _kernel_argmax(row: np.ndarray, block: int = 1024, threads: int = 256) -> int:
+    """argmax.cu's reduction in its order: each thread over its strided values, the warps by xor shuffles, the warps
+    of a block in order, then the blocks in order, every step by `beats` from (-inf, past the end)."""
+    v = row.size
+    best, at = -np.inf, v
+    for b in range(-(-v // block)):
+        lanes = []
+        for t in range(threads):
+            tb, ta = -np.inf, v
+            for i in range(b * block + t, min(v, (b + 1) * block), threads):
+                if _beats(row[i], i, tb, ta):
+                    tb, ta = row[i], i
+            lanes.append((tb, ta))
+        warps = []
+        for w in range(threads // 32):
+            lane = lanes[32 * w : 32 * w + 32]
+            o = 16
+            while o:
+                lane = [max_by_beats(lane[k], lane[k ^ o]) for k in range(32)]
+                o >>= 1
+            warps.append(lane[0])
+        bb, ba = warps[0]
+        for wv, wi in warps[1:]:
+            if _beats(wv, wi, bb, ba):
+                bb, ba = wv, wi
+        if _beats(bb, ba, best, at):
+            best, at = bb, ba
+    return at
+
+
+def max_by_beats(mine: tuple[float, int], other: tuple[float, int]) -> tuple[float, int]:
+    return other if _beats(other[0], other[1], mine[0], mine[1]) else mine
+
+
+def test_the_kernels_beats_is_the_rule_tested_here():
+    assert _BEATS in (ptx.HERE / "common.cuh").read_text()
+
+
+_SPECIAL = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0])
+
+
+@settings(deadline=None, derandomize=True, max_examples=60)
+@given(st.lists(st.one_of(_SPECIAL, st.floats(-4, 4, width=32)), min_size=1, max_size=1100))
+def test_kernel_arg_max_order_picks_what_numpy_argmax_picks(values):
+    """NaN counts as larger than every number (the first NaN wins), ties go to the lowest index, always in range."""
+    row = np.asarray(values, np.float32)
+    assert _kernel_argmax(row) == int(np.argmax(row))
+
+
+def _argmax_step(rows: int, v: int):
+    b = StepBuilder("pick")
+    logits = b.input("logits", (rows, v))
+    out = b.tensor("out", rows, "i32")
+    b.launch("argmax", [logits], [out])
+    b.output(out)
+    return api.place(b.module(), "greedy")
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        lambda r: np.full(r.shape, np.nan),
+        lambda r: np.where(r > 0.5, np.nan, r),
+        lambda r: np.where(r > 0.2, np.inf, r),
+        lambda r: np.full(r.shape, -np.inf),
+        lambda r: np.where(r > 0.9, -np.inf, np.nan),
+        lambda r: np.zeros(r.shape),
+    ],
+)
+def test_arg_max_twin_on_nan_and_inf(fill):
+    rows, v = 3, 2500  # three blocks of 1024 a row
+    ((step, plan),) = api.placed_steps(_argmax_step(rows, v))
+    logits = fill(np.random.default_rng(0).random((rows, v))).astype(np.float32)
+    out = load(emit(step, plan)).run(NumpyDevice(), {"logits": logits})["out"]
+    np.testing.assert_array_equal(out, np.argmax(logits, axis=1))
+    assert all(_kernel_argmax(row) == o for row, o in zip(logits, out))
+
+
+@pytest.mark.parametrize("router", [np.nan, np.inf, -np.inf])
+def test_router_of_non_finite_logits_picks_experts_in_range(router):
+    """A mixture whose router weights make every logit NaN or infinite still routes each row to real experts."""
+    config = dataclasses.replace(load_config("tiny-moe", []), layers=1)
+    module = api.place(decoder_step(config), "greedy")
+    ((step, plan),) = api.placed_steps(module)
+    feeds = random_feeds(step, 0)
+    for name in feeds:
+        if "router" in name:
+            feeds[name] = np.full_like(feeds[name], router)
+    assert any("router" in name for name in feeds)
+    out = load(emit(step, plan)).run(NumpyDevice(), feeds)
+    assert out
+
+
+def _kernel_route(logits: np.ndarray, topk: int) -> list[int]:
+    """moe.cu's choice of experts: `topk` times the best by `beats` of those not yet taken, from (-inf, past the
+    last expert)."""
+    picked: list[int] = []
+    for _ in range(topk):
+        best, at = -np.inf, logits.size
+        for i, v in enumerate(logits):
+            if i not in picked and _beats(v, i, best, at):
+                best, at = v, i
+        picked.append(at)
+    return picked
+
+
+@settings(deadline=None, derandomize=True, max_examples=60)
+@given(st.lists(_SPECIAL, min_size=2, max_size=9), st.data())
+def test_router_twin_and_kernel_pick_the_same_experts_in_range(values, data):
+    logits = np.asarray(values, np.float32)
+    topk = data.draw(st.integers(1, logits.size))
+    dev = NumpyDevice()
+    rl, ids, gates = dev.alloc(logits.nbytes), dev.alloc(4 * topk), dev.alloc(4 * topk)
+    dev.upload(rl, logits)
+    moe._choose(dev, rl, ids, gates, logits.size, topk)
+    picked = dev.download(ids, np.int32, topk).tolist()
+    assert picked == _kernel_route(logits, topk)
+    assert all(0 <= e < logits.size for e in picked) and len(set(picked)) == topk
+
+
+# --- GPU portability: what the CUDA device says it found, and what it refuses ------------------------------------
+
+
+class _FakeDriver:
+    def __init__(self, version: int):
+        self.version = version
+
+    def get_driver_version(self) -> int:
+        return self.version
+
+
+class _FakeGpu:
+    def __init__(self, name: str, capability: tuple[int, int]):
+        self._name, self._capability = name, capability
+
+    def name(self) -> str:
+        return self._name
+
+    def compute_capability(self) -> tuple[int, int]:
+        return self._capability
+
+
+def test_the_cuda_device_names_the_gpu_and_driver_and_refuses_what_cannot_jit_the_ptx():
+    ampere, volta = _FakeGpu("NVIDIA A100", (8, 0)), _FakeGpu("Tesla V100", (7, 0))
+    assert cuda.found(_FakeDriver(12040), ampere) == "NVIDIA A100 (sm_80), CUDA driver 12.4"
+    assert cuda.unusable(_FakeDriver(12000), ampere) is None
+    assert cuda.unusable(_FakeDriver(13000), _FakeGpu("NVIDIA H200", (9, 0))) is None
+    assert "needs a CUDA 12.0 driver or later" in cuda.unusable(_FakeDriver(11080), ampere)
+    assert "Ampere GPU (sm_80) or later" in cuda.unusable(_FakeDriver(12040), volta)

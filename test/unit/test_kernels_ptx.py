@@ -1,5 +1,6 @@
 """The kernels' CUDA sources against their PTX and their numpy twins: every `.cu` compiles, every committed `.ptx`
-is what nvcc makes of it today and assembles for sm_90, and every kernel has a twin taking the same arguments."""
+is what nvcc makes of it today (compute_80 at PTX ISA 8.0) and assembles for sm_80, sm_86, sm_89 and sm_90, and
+every kernel has a twin taking the same arguments."""
 
 from __future__ import annotations
 
@@ -56,13 +57,28 @@ def test_committed_ptx_is_up_to_date(regenerated):
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
 @pytest.mark.parametrize("module", sorted(ptx.modules()))
-def test_ptx_assembles_for_sm_90(module, tmp_path):
+def test_ptx_assembles_for_every_gpu_from_ampere(module, arch, tmp_path):
     src = tmp_path / f"{module}.ptx"
     src.write_text(ptx.modules()[module])
-    done = subprocess.run([PTXAS, f"-arch={ptx.ARCH}", str(src), "-o", str(tmp_path / "out.cubin")],
+    done = subprocess.run([PTXAS, f"-arch={arch}", str(src), "-o", str(tmp_path / "out.cubin")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("module", sorted(ptx.modules()))
+def test_ptx_is_for_compute_80_at_an_isa_cuda_12_0_drivers_take(module):
+    """A CUDA 12.0 driver JITs PTX ISA up to 8.0; `.target sm_80` runs on Ampere, Ada, Hopper and later."""
+    text = ptx.modules()[module]
+    assert ptx.isa(text) <= (8, 0)
+    assert re.search(r"^\.target sm_80$", text, re.M)
+
+
+def test_a_later_isa_line_is_lowered_and_an_earlier_one_kept():
+    text = "//\n.version 9.0\n.target sm_80\n"
+    assert ptx.isa(ptx.with_isa(text, (8, 0))) == (8, 0)
+    assert ptx.with_isa(text.replace("9.0", "7.8"), (8, 0)) == text.replace("9.0", "7.8")
 
 
 def test_every_kernel_has_a_twin_with_its_parameters():

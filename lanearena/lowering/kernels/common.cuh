@@ -20,9 +20,13 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
-// Whether (v, i) beats (best, at): larger, or as large at a lower index.
+// Whether (v, i) beats (best, at): larger, or as large at a lower index. NaN is larger than every number (so the
+// first NaN wins, as numpy.argmax has it) and any value beats the start (-INFINITY at an index past the end), so
+// the winner is always in range.
 __device__ __forceinline__ bool beats(float v, int i, float best, int at) {
-  return v > best || (v == best && i < at);
+  const bool vn = isnan(v), bn = isnan(best);
+  if (vn != bn) return vn;
+  return v > best || (!(v < best) && i < at);
 }
 
 // The warp's best (value, index) by `beats`, in every lane.
