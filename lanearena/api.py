@@ -15,6 +15,7 @@ from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.arena import ARENA
 from lanearena.dialects.lane import LANE
 from lanearena.errors import UserError
+from lanearena.files import read_text
 from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
@@ -46,11 +47,7 @@ def parse(text: str, name: str = "<input>") -> ModuleOp:
 
 def parse_file(path: str | Path) -> ModuleOp:
     """The module in file `path` (see `parse`)."""
-    try:
-        text = Path(path).read_text()
-    except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from e
-    return parse(text, str(path))
+    return parse(read_text(path), str(path))
 
 
 def _first_line(e: Exception) -> str:

@@ -1,8 +1,10 @@
 """The `lanearena` command. Each subcommand lives in its own module with a `register(subparsers)` that adds its
-parser and sets `func` to the function that runs it; `main` turns a `UserError` into one line and exit code 2."""
+parser and sets `func` to the function that runs it; `main` turns a `UserError` into one line and exit code 2, and
+any other error into one line and exit code 70 (its traceback only with --debug)."""
 
 import argparse
 import importlib
+import os
 import sys
 
 from lanearena.errors import UserError
@@ -38,6 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"lanearena {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except Exception as e:  # a bug of ours: one line, and the traceback on --debug
+        if args.debug:
+            raise
+        print(f"lanearena {args.command}: internal error: {type(e).__name__}: {e} (--debug shows the traceback)",
+              file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from lanearena.errors import UserError
+from lanearena.files import decode
 from lanearena.frontend.decoder import FIELD_TYPES, ConfigError, DecoderConfig
 
 _TINY = dict(layers=2, hidden=128, heads=4, kv_heads=2, head_dim=32, vocab=512, max_len=64, numerics="int8",
@@ -79,11 +81,11 @@ def setting(text: str) -> tuple[str, object]:
 def _read_json(path: Path):
     """The config keys of JSON file `path`, and where each key is written in it (`path:line`)."""
     try:
-        text = path.read_text()
+        text = decode(path.read_bytes(), str(path), "config")
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"cannot read config {path}: not UTF-8 text ({e.reason})") from None
+    except UserError as e:
+        raise ConfigError(str(e)) from None
     try:
         values = json.loads(text)
     except json.JSONDecodeError as e:

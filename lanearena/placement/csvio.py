@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lanearena.errors import UserError
+from lanearena.files import read_text
 from lanearena.placement.problem import Buffer
 
 COLUMNS = ("id", "lower", "upper", "size")
@@ -15,11 +16,7 @@ COLUMNS = ("id", "lower", "upper", "size")
 
 def read_buffers(path: str | Path) -> list[Buffer]:
     """The buffers in CSV file `path`; a `UserError` naming the file and line for anything malformed."""
-    try:
-        text = Path(path).read_text()
-    except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from e
-    return parse_buffers(text, str(path))
+    return parse_buffers(read_text(path, "CSV file"), str(path))
 
 
 def parse_buffers(text: str, name: str = "<input>") -> list[Buffer]:

@@ -3,10 +3,15 @@ infinity, odd files. Each test here failed before the fix it guards."""
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import io
+import json
 import keyword
+import os
 import re
+import stat
+import threading
 
 import numpy as np
 import pytest
@@ -18,6 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import api, options
 from lanearena.cli import main
+from lanearena.cli.io import write_output
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
 from lanearena.errors import UserError
@@ -423,3 +429,117 @@ def test_the_cuda_device_names_the_gpu_and_driver_and_refuses_what_cannot_jit_th
     assert cuda.unusable(_FakeDriver(13000), _FakeGpu("NVIDIA H200", (9, 0))) is None
     assert "needs a CUDA 12.0 driver or later" in cuda.unusable(_FakeDriver(11080), ampere)
     assert "Ampere GPU (sm_80) or later" in cuda.unusable(_FakeDriver(12040), volta)
+
+
+# --- Files: odd input gets one located line and exit 2; -o writes where a user expects ---------------------------
+
+_STEP = """lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.binary %x, %x -> %y op("add")
+  lane.output %y : !lane.tensor<64xf32>
+}
+"""
+_CSV = "id,lower,upper,size\na,0,2,16\nb,1,3,32\n"
+
+
+@pytest.mark.parametrize(
+    "command, name, raw, message",
+    [
+        ("place", "s.mlir", _STEP.encode().replace(b"op(", b"\xff(", 1), "s.mlir:4:28: file is not UTF-8 text (byte 0xff"),
+        ("place", "s.mlir", b"", "s.mlir: empty file"),
+        ("place", "s.mlir", b"\n  \n", "s.mlir: empty file"),
+        ("place", "s.mlir", codecs.BOM_UTF16_LE + _STEP.encode("utf-16-le"), "s.mlir:1:1: file is UTF-16 text"),
+        ("solve", "p.csv", _CSV.encode().replace(b"b,", b"\xe9,"), "p.csv:3:1: CSV file is not UTF-8 text (byte 0xe9"),
+        ("solve", "p.csv", b"", "p.csv: empty CSV file"),
+        ("build", "c.json", b'{"layers": 1, "name": "\xc3"}', "c.json:1:24: config is not UTF-8 text (byte 0xc3"),
+        ("build", "c.json", b"", "c.json: empty config"),
+        ("run", "c.json", codecs.BOM_UTF32_LE + b"{}", "c.json:1:1: config is UTF-32 text"),
+    ],
+)
+def test_undecodable_and_empty_input_is_one_located_line(tmp_path, capsys, command, name, raw, message):
+    path = tmp_path / name
+    path.write_bytes(raw)
+    argv = {"place": ["place", str(path)], "solve": ["solve", "--input", str(path), "--output", "-"],
+            "build": ["build", str(path)], "run": ["run", str(path), "--quiet"]}[command]
+    code, err = _cli(capsys, *argv)
+    assert code == 2
+    assert err.startswith(f"lanearena {command}: error: {tmp_path}/{message}"), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "command, name, text",
+    [("place", "s.mlir", _STEP), ("solve", "p.csv", _CSV), ("build", "c.json", json.dumps(dataclasses.asdict(load_config("tiny", []))))],
+)
+def test_a_utf8_byte_order_mark_is_taken(tmp_path, capsys, command, name, text):
+    path = tmp_path / name
+    path.write_bytes(codecs.BOM_UTF8 + text.encode())
+    out = tmp_path / "out"
+    argv = {"place": ["place", str(path), "-o", str(out)], "build": ["build", str(path), "-o", str(out)],
+            "solve": ["solve", "--input", str(path), "--output", str(out)]}[command]
+    code, err = _cli(capsys, *argv)
+    assert code == 0, err
+    assert out.read_text().strip()
+
+
+def test_output_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path):
+    real = tmp_path / "real.mlir"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.mlir"
+    link.symlink_to(real.name)
+    dangling = tmp_path / "dangling.mlir"
+    dangling.symlink_to("made.mlir")
+    write_output(str(link), "new")
+    write_output(str(dangling), "made")
+    assert link.is_symlink() and real.read_text() == "new" and stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert dangling.is_symlink() and (tmp_path / "made.mlir").read_text() == "made"
+
+
+def _device(tmp_path, name: str, minor: int):
+    """A character device of the memory driver (3: null, 7: full) under `tmp_path`, never the system's own: a
+    regression that replaced the target would replace only this one."""
+    path = tmp_path / name
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except (PermissionError, OSError) as e:
+        pytest.skip(f"cannot make a device node here: {e}")
+    return path
+
+
+def test_output_to_a_device_or_pipe_writes_in_place(tmp_path):
+    null = _device(tmp_path, "null", 3)
+    write_output(str(null), "nothing")
+    assert stat.S_ISCHR(null.stat().st_mode)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_output(str(fifo), "through the pipe")
+    reader.join(timeout=10)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_output_errors_are_one_line(tmp_path):
+    with pytest.raises(UserError, match="is a directory"):
+        write_output(str(tmp_path), "x")
+    assert list(tmp_path.iterdir()) == []
+    full = _device(tmp_path, "full", 7)
+    with pytest.raises(UserError, match="full: cannot write: No space left on device"):
+        write_output(str(full), "x" * 100000)
+    assert stat.S_ISCHR(full.stat().st_mode)
+
+
+def test_an_internal_error_is_one_line_without_debug(capsys, monkeypatch):
+    def broken(module, *args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(api, "place", broken)
+    code, err = _cli(capsys, "run", "--quiet")
+    assert code == 70 and err.strip() == (
+        "lanearena run: internal error: RuntimeError: a bug (--debug shows the traceback)"
+    )
+    with pytest.raises(RuntimeError):
+        main(["--debug", "run", "--quiet"])

@@ -1,0 +1,47 @@
+"""Reading the user's text files (a step's `.mlir`, a placement CSV, a config's JSON): UTF-8, with or without the
+byte-order mark some editors write, and not empty; anything else is a `UserError` that names the file and, for
+bytes that are not UTF-8, the line and column where they start."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from lanearena.errors import UserError
+
+_OTHER_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+"""Byte-order marks of encodings other than UTF-8 (UTF-32 first: its little-endian mark starts with UTF-16's)."""
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The text of `path` (a UTF-8 byte-order mark dropped); a `UserError` where it cannot be read, is not UTF-8,
+    or holds nothing but white space. `what` names the file in messages ("config")."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+    return decode(raw, str(path), what)
+
+
+def decode(raw: bytes, name: str, what: str = "file") -> str:
+    """`raw` as text (see `read_text`), messages naming it `name`."""
+    for bom, encoding in _OTHER_BOMS:
+        if raw.startswith(bom):
+            raise UserError(f"{name}:1:1: {what} is {encoding} text (by its byte-order mark); save it as UTF-8")
+    raw = raw.removeprefix(codecs.BOM_UTF8)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        start = raw.rfind(b"\n", 0, e.start) + 1
+        line, column = raw.count(b"\n", 0, e.start) + 1, len(raw[start : e.start].decode("utf-8")) + 1
+        raise UserError(
+            f"{name}:{line}:{column}: {what} is not UTF-8 text (byte {raw[e.start]:#04x}: {e.reason})"
+        ) from None
+    if not text.strip():
+        raise UserError(f"{name}: empty {what}")
+    return text
