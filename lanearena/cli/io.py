@@ -3,6 +3,7 @@ names (a terminal, /dev/null, a pipe) is written in place, and a symbolic link i
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -34,7 +35,7 @@ def write_output(path: str | None, data: str | bytes) -> None:
         raise UserError(f"{path}: cannot write: {e.strerror}") from None
     try:
         if mode is not None and stat.S_ISDIR(mode):
-            raise UserError(f"{path}: cannot write: is a directory")
+            raise UserError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
         if mode is not None and not stat.S_ISREG(mode):
             with open(target, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
                 f.write(data)

@@ -451,9 +451,9 @@ _CSV = "id,lower,upper,size\na,0,2,16\nb,1,3,32\n"
         ("place", "s.mlir", b"\n  \n", "s.mlir: empty file"),
         ("place", "s.mlir", codecs.BOM_UTF16_LE + _STEP.encode("utf-16-le"), "s.mlir:1:1: file is UTF-16 text"),
         ("solve", "p.csv", _CSV.encode().replace(b"b,", b"\xe9,"), "p.csv:3:1: CSV file is not UTF-8 text (byte 0xe9"),
-        ("solve", "p.csv", b"", "p.csv: empty CSV file"),
+        ("solve", "p.csv", b"", "p.csv: empty file"),
         ("build", "c.json", b'{"layers": 1, "name": "\xc3"}', "c.json:1:24: config is not UTF-8 text (byte 0xc3"),
-        ("build", "c.json", b"", "c.json: empty config"),
+        ("build", "c.json", b"", "c.json: empty file"),
         ("run", "c.json", codecs.BOM_UTF32_LE + b"{}", "c.json:1:1: config is UTF-32 text"),
     ],
 )
@@ -523,7 +523,7 @@ def test_output_to_a_device_or_pipe_writes_in_place(tmp_path):
 
 
 def test_output_errors_are_one_line(tmp_path):
-    with pytest.raises(UserError, match="is a directory"):
+    with pytest.raises(UserError, match="Is a directory"):
         write_output(str(tmp_path), "x")
     assert list(tmp_path.iterdir()) == []
     full = _device(tmp_path, "full", 7)
