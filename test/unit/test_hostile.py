@@ -543,3 +543,13 @@ def test_an_internal_error_is_one_line_without_debug(capsys, monkeypatch):
     )
     with pytest.raises(RuntimeError):
         main(["--debug", "run", "--quiet"])
+
+
+def test_run_never_executes_a_configs_name(tmp_path, capsys):
+    """`lanearena run` imports the module it generates: a config name that closed its docstring ran code."""
+    marker = tmp_path / "ran"
+    evil = f'"""\nopen({str(marker)!r}, "w").close()\n"""#\u00e9'
+    code = main(["run", "--quiet", "--json", "--backend", "numpy", "--set", f"name={evil}"])
+    out = capsys.readouterr().out
+    assert not marker.exists()
+    assert code == 0 and json.loads(out)["config"] == evil
