@@ -10,6 +10,8 @@ cannot fill."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import strategies as st
 
 from lanearena.model import (
@@ -221,3 +223,42 @@ def fragmenting_steps(draw, max_arrays: int = 48, max_launches: int = 32) -> Ste
         launches.append(Launch(f"k{i}", tuple(r.tensor for r in rs), tuple(dict.fromkeys(w.tensor for w in writes[i])),
                                reads=rs, writes=tuple(writes[i]), scratch=draw(scratch())))
     return Step("fragmented", numerics, ts, launches, frozenset({"y"}))
+
+
+HOSTILE = ['"""', "'", '"', "\n", "\r", "\x00", "#", "\\", "é", "😀", "\u2028", ")", " ", "%", "@"]
+"""Characters a name may hold that would be code, or end a line or a literal, if a name were ever written unescaped."""
+
+hostile_names = st.one_of(
+    st.lists(st.sampled_from([*HOSTILE, "a", "b"]), min_size=1, max_size=6).map("".join),
+    st.sampled_from(["class", "def", "import", "None", "lambda", "__import__"]),
+    st.text(min_size=1, max_size=8),
+)
+"""Names with quotes, newlines, NUL, `#`, triple quotes, non-ASCII characters and Python keywords."""
+
+
+@st.composite
+def renamed_steps(draw, max_tensors: int = 6, max_launches: int = 6) -> Step:
+    """`steps()` with every name (the step's, its tensors', its generic kernels' and their scratch tags) drawn from
+    `hostile_names`."""
+    step = draw(steps(max_tensors, max_launches))
+    new = dict(zip(step.tensors, draw(st.lists(hostile_names, min_size=len(step.tensors),
+                                               max_size=len(step.tensors), unique=True))))
+
+    def launch(la: Launch) -> Launch:
+        tags = draw(st.lists(hostile_names, min_size=len(la.scratch), max_size=len(la.scratch), unique=True))
+        return dataclasses.replace(
+            la,
+            kind=draw(hostile_names),
+            ins=tuple(new[n] for n in la.ins),
+            outs=tuple(new[n] for n in la.outs),
+            reads=tuple(dataclasses.replace(r, tensor=new[r.tensor]) for r in la.reads),
+            writes=tuple(dataclasses.replace(w, tensor=new[w.tensor]) for w in la.writes),
+            scratch=tuple(dataclasses.replace(s, tag=t) for s, t in zip(la.scratch, tags)),
+        )
+
+    tensors_ = {
+        new[n]: dataclasses.replace(t, name=new[n], view_of=new[t.view_of] if t.view_of else None)
+        for n, t in step.tensors.items()
+    }
+    return Step(draw(hostile_names), step.numerics, tensors_, [launch(la) for la in step.launches],
+                frozenset(new[n] for n in step.outputs))
