@@ -52,6 +52,14 @@ class DecoderConfig:
     output_logits: bool = True
     norm_eps: float = 1e-6
     rope_theta: float = 1e6
+    rotary_dim: int | None = None
+    attn_gate: bool = False
+    shared_ffn: int | None = None
+    attn_interval: int = 1
+    lin_key_heads: int | None = None
+    lin_value_heads: int | None = None
+    lin_head_dim: int | None = None
+    conv_kernel: int = 4
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -65,6 +73,16 @@ class DecoderConfig:
     @property
     def kv_dim(self) -> int:
         return self.kv_heads * self.head_dim
+
+    def full_attention(self, layer: int) -> bool:
+        """Whether layer `layer` is full attention (else a gated delta rule)."""
+        return (layer + 1) % self.attn_interval == 0
+
+    @property
+    def lin_qkv(self) -> int:
+        """Values a row of a delta-rule layer's q, k and v projection: q and k of each key head, v of each value
+        head."""
+        return (2 * self.lin_key_heads + self.lin_value_heads) * self.lin_head_dim
 
     @property
     def mixture(self) -> bool:
@@ -130,6 +148,24 @@ def _check(c: DecoderConfig) -> None:
         need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
         need(c.expert_ffn >= 1 and c.expert_ffn % QBLOCK == 0, "expert_ffn",
              f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}")
+    if c.rotary_dim is not None:
+        need(0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0, "rotary_dim",
+             f"rotary_dim {c.rotary_dim} is not an even count of at most head_dim {c.head_dim}")
+    if c.shared_ffn is not None:
+        need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
+        need(c.shared_ffn >= 1 and c.shared_ffn % QBLOCK == 0, "shared_ffn",
+             f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}")
+    need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
+    if c.attn_interval > 1:
+        linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
+        missing = [k for k, v in linear.items() if v is None]
+        need(not missing, missing[0] if missing else "", f"delta-rule layers need {', '.join(missing)}")
+        need(all(v >= 1 for v in linear.values()), "lin_key_heads", "delta-rule heads must be at least 1")
+        need(c.lin_value_heads % c.lin_key_heads == 0, "lin_value_heads",
+             f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}")
+        need(c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256, "lin_head_dim",
+             f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256")
+        need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
     for what, k in cut.items():
         need(k % (c.split * QBLOCK) == 0, "split",
