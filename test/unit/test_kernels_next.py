@@ -1,0 +1,163 @@
+"""The kernels of Qwen3-Next's launches and the mixture's fused and batched forms, through `kernels.calls` on a
+NumpyDevice, against plain float64 formulas: the convolution, the gated delta rule stepped and in chunks (against the
+row-at-a-time recurrence), and mixtures with a shared expert, the residual and the next norm."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lanearena.model import Numerics, Role
+
+from .test_kernels import PLAIN, QUANT, close, put_x, rng, setup, tensor
+
+F32 = np.float32
+
+
+def silu(x):
+    return x / (1 + np.exp(-x))
+
+
+def test_conv_keeps_its_window():
+    rows, ch, width = 5, 300, 4
+    r = rng(40)
+    x, w, s = r.standard_normal((rows, ch)), r.standard_normal((ch, width)), r.standard_normal((width - 1, ch))
+    xt, st, ot = tensor("x", [rows, ch]), tensor("s", [width - 1, ch], role=Role.STATE), tensor("y", [rows, ch])
+    a = setup("conv", [(xt, PLAIN), (tensor("w", [ch, width], role=Role.WEIGHT), PLAIN)], [(st, PLAIN), (ot, PLAIN)],
+              {})
+    a.put("x", x)
+    a.put("s", s)
+    ws = a.put_weight("w", w)
+    a.output("y")
+    a.run()
+    full = np.concatenate([s, x])
+    want = np.stack([silu((ws * full[t : t + width].T).sum(axis=1)) for t in range(rows)])
+    close("conv", a.get("y"), want.reshape(-1), np.abs(ws).sum(axis=1).max() * np.abs(full).max())
+    close("conv", a.get("s"), full[-(width - 1) :].astype(F32).reshape(-1), 1.0, tol=0)
+
+
+def delta_reference(qkv, z, ab, a_log, dt_bias, gain, state, hk, eps=1e-6):
+    """The gated delta rule a row at a time in float64, as Qwen3-Next's recurrent form: (outputs, final state)."""
+    rows = qkv.shape[0]
+    hv, d, _ = state.shape
+    s = state.astype(np.float64).copy()
+    out = np.zeros((rows, hv, d))
+    for t in range(rows):
+        for h in range(hv):
+            kh = h // (hv // hk)
+            q = qkv[t, kh * d : (kh + 1) * d]
+            k = qkv[t, (hk + kh) * d : (hk + kh + 1) * d]
+            v = qkv[t, (2 * hk + h) * d : (2 * hk + h + 1) * d]
+            q = q / np.sqrt((q * q).sum() + 1e-6) / np.sqrt(d)
+            k = k / np.sqrt((k * k).sum() + 1e-6)
+            g = -np.exp(a_log[h]) * np.log1p(np.exp(ab[t, h] + dt_bias[h]))
+            beta = 1 / (1 + np.exp(-ab[t, hv + h]))
+            s[h] *= np.exp(g)
+            s[h] += np.outer(k, (v - s[h].T @ k) * beta)
+            o = s[h].T @ q
+            out[t, h] = o / np.sqrt((o * o).mean() + eps) * gain * silu(z[t, h * d : (h + 1) * d])
+    return out.reshape(rows, -1), s
+
+
+@pytest.mark.parametrize("rows", [1, 3, 70, 130])
+@pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8X2])
+def test_delta_rule_stepped_and_in_chunks(rows, numerics):
+    hk, hv, d = 2, 4, 32
+    r = rng(41 + rows)
+    qkv = r.standard_normal((rows, (2 * hk + hv) * d))
+    z, ab = r.standard_normal((rows, hv * d)), r.standard_normal((rows, 2 * hv))
+    a_log, dt_bias, gain = r.standard_normal(hv) * 0.5, r.standard_normal(hv), 1 + 0.1 * r.standard_normal(d)
+    state = r.standard_normal((hv, d, d)) * 0.1
+    forms = (PLAIN, QUANT) if numerics is not Numerics.F32 else (PLAIN,)
+    ins = [(tensor("qkv", qkv.shape), PLAIN), (tensor("z", z.shape), PLAIN), (tensor("ab", ab.shape), PLAIN)] + [
+        (tensor(n, [k], role=Role.WEIGHT), PLAIN) for n, k in (("a_log", hv), ("dt_bias", hv), ("gain", d))]
+    out = tensor("o", [rows, hv * d], forms=forms)
+    outs = [(tensor("s", [hv, d, d], role=Role.STATE), PLAIN)] + [(out, f) for f in forms]
+    a = setup("delta", ins, outs, {"key_heads": hk}, numerics)
+    for name, values in (("qkv", qkv), ("z", z), ("ab", ab), ("s", state)):
+        a.put(name, values)
+    for name, values in (("a_log", a_log), ("dt_bias", dt_bias), ("gain", gain)):
+        a.put_weight(name, values)
+    for f in forms:
+        a.output("o", f)
+    a.run()
+    want, s = delta_reference(qkv, z, ab, a_log, dt_bias, gain, state, hk)
+    close("delta", a.get("o"), want.reshape(-1), np.abs(want).max(), tol=2e-4)
+    close("delta state", a.get("s"), s.reshape(-1), np.abs(s).max(), tol=2e-4)
+    if numerics is not Numerics.F32:
+        q = a.get_quant("o")
+        assert q.lo is not None and q.hi.size == rows * hv * d
+
+
+def _mixture(kind: str, rows: int, numerics: Numerics, router_split: int = 1, shared: bool = False):
+    experts, topk, d, f, fs = 8, 3, 64, 96, 32
+    r = rng(50 + rows)
+    x, res = r.standard_normal(rows * d), r.standard_normal(rows * d)
+    router = r.standard_normal((experts, d))
+    wg, wu = (r.standard_normal((experts, f, d)) / np.sqrt(d) for _ in range(2))
+    wd = r.standard_normal((experts, d, f)) / np.sqrt(f)
+    sg, su = (r.standard_normal((fs, d)) / np.sqrt(d) for _ in range(2))
+    sd, sr = r.standard_normal((d, fs)) / np.sqrt(fs), r.standard_normal((1, d)) / np.sqrt(d)
+    gain = 1 + 0.1 * r.standard_normal(d)
+    elem = "f32" if numerics is Numerics.F32 else "i8"
+    weights = [("wr", router, "f32"), ("wg", wg, elem), ("wu", wu, elem), ("wd", wd, elem)]
+    if shared:
+        weights += [("sg", sg, elem), ("su", su, elem), ("sd", sd, elem), ("sr", sr, "f32")]
+    ins = [(tensor("x", [rows * d]), PLAIN)] + [(tensor(n, w.shape, e, Role.WEIGHT), PLAIN) for n, w, e in weights]
+    if kind in ("moe_add", "moe_add_norm"):
+        ins.append((tensor("res", [rows * d]), PLAIN))
+    if kind == "moe_add_norm":
+        ins.append((tensor("gain", [d], role=Role.WEIGHT), PLAIN))
+    norm_forms = (PLAIN,) if numerics is Numerics.F32 else (PLAIN, QUANT)
+    outs = [(tensor("o", [rows * d]), PLAIN)]
+    if kind == "moe_add_norm":
+        outs += [(tensor("n", [rows * d], forms=norm_forms), f) for f in norm_forms]
+    params = {"experts": experts, "topk": topk} | ({"router_split": router_split} if router_split > 1 else {})
+    a = setup(kind, ins, outs, params, numerics)
+    xs = put_x(a, "x", PLAIN, x).reshape(rows, d)
+    got = {n: a.put_weight(n, w) for n, w, _ in weights}
+    if kind in ("moe_add", "moe_add_norm"):
+        a.put("res", res)
+    if kind == "moe_add_norm":
+        got["gain"] = a.put_weight("gain", gain)
+        for f in norm_forms:
+            a.output("n", f)
+    a.output("o")
+    a.run()
+    logits = xs @ got["wr"].T
+    chosen = np.argsort(-logits, axis=1, kind="stable")[:, :topk]
+    want = np.zeros((rows, d))
+    for i in range(rows):
+        top = logits[i, chosen[i]]
+        gates = np.exp(top - top[0]) / np.exp(top - top[0]).sum()
+        for j, e in enumerate(chosen[i]):
+            want[i] += gates[j] * (got["wd"][e] @ (silu(got["wg"][e] @ xs[i]) * (got["wu"][e] @ xs[i])))
+        if shared:
+            gate = 1 / (1 + np.exp(-(got["sr"] @ xs[i])[0]))
+            want[i] += gate * (got["sd"] @ (silu(got["sg"] @ xs[i]) * (got["su"] @ xs[i])))
+    if kind != "moe_shared":
+        want += res.reshape(rows, d)
+    # Quantized activations and hidden rows move a sum by far more than f32 rounding: a looser bound there.
+    tol = 1e-5 if numerics is Numerics.F32 else 5e-2
+    close(kind, a.get("o"), want.reshape(-1), np.abs(want).max(), tol=tol)
+    if kind == "moe_add_norm":
+        y = a.get("o").reshape(rows, d).astype(np.float64)
+        normed = y / np.sqrt((y * y).mean(axis=1, keepdims=True) + 1e-6) * got["gain"]
+        close(kind, a.get("n"), normed.reshape(-1), np.abs(normed).max())
+
+
+@pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8, Numerics.INT8X2])
+def test_shared_expert(numerics):
+    _mixture("moe_shared", 1, numerics, shared=True)
+
+
+@pytest.mark.parametrize("rows", [1, 5])
+@pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8])
+@pytest.mark.parametrize("kind", ["moe_add", "moe_add_norm"])
+def test_mixture_fused_with_the_residual_and_the_norm(kind, rows, numerics):
+    _mixture(kind, rows, numerics)
+
+
+@pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8])
+def test_batched_mixture_with_a_split_router(numerics):
+    _mixture("moe_add", 5, numerics, router_split=2)
