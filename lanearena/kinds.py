@@ -291,7 +291,7 @@ KINDS: dict[str, Kind] = {
         Kind("gemm_tc", ("x", "w"), ("out",), ("w",), {"split": 1, "whole": 0}, _tile_scratch(False), quant=("x",)),
         Kind("glu_tc", ("x", "w_gate", "w_up"), ("out",), ("w_gate", "w_up"), {"split": 1, "whole": 0},
              _tile_scratch(True), quant=("x",)),
-        Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6}, _none, in_place=True, ints=("pos",)),
+        Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6, "rotary": 0}, _none, in_place=True, ints=("pos",)),
         Kind("kv_store", ("k", "v", "pos"), ("k_cache", "v_cache"), (), {}, _none, scattered=True, ints=("pos",)),
         Kind("attention", _ATTENTION, ("out",), (), {"heads": None, "kv_heads": None, "splits": 1},
              _attention_scratch, ints=("pos",)),
@@ -328,7 +328,8 @@ KINDS: dict[str, Kind] = {
     )
 }
 
-BINARY_OPS = ("add", "mul")
+BINARY_OPS = ("add", "mul", "gate")
+"""add: a + b; mul: a * b; gate: a * sigmoid(b) (an attention output gated, Qwen3-Next)."""
 
 PART_PARAMS = ("pitch", "start", "width")
 """The parameters that make a launch's write a part of every unit of its output."""

@@ -115,6 +115,10 @@ def _check_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     if _len(x) % (rows * heads) or (_len(x) // (rows * heads)) % 2:
         raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not {rows} rows (positions) of "
                            f"{heads} heads of an even size")
+    rotary = p.get("rotary", 0)
+    if rotary % 2 or rotary > _len(x) // (rows * heads):
+        raise _shape_error(op, f"rotary {rotary} is not an even count of at most a head's "
+                           f"{_len(x) // (rows * heads)} values")
 
 
 def _check_kv_store(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
@@ -213,9 +217,10 @@ def _check_moe_shared(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> No
     for operand, shape in want.items():
         if _dims(t[operand]) != shape or not fs:
             raise _shape_error(op, f"{operand} '{t[operand].tensor_name}' is {_dims(t[operand])}, not {shape}")
-    if _len(t["x"]) != d:
-        raise _shape_error(op, f"x '{t['x'].tensor_name}' is {_len(t['x']) // d} rows: a mixture with a shared "
-                           "expert takes one row (a chunk's shared expert is launches of its own)")
+    rows, f = _len(t["x"]) // d, _dims(t["w_gate"])[1]
+    if rows > 1 and fs > p["topk"] * f:
+        raise _shape_error(op, f"a chunk's shared expert of {fs} values a row does not fit the {p['topk']} x {f} "
+                           "of its choices' hidden rows, where it is made")
 
 
 def _check_mixture_flags(op: IRDLOperation, p: dict) -> None:

@@ -206,7 +206,8 @@ class _Decoder:
         b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
             p = f"l{layer}."
-            x = self.mlp(p, self.attention(p, x), f"x{layer + 1}")
+            mixed = self.attention(p, x) if c.full_attention(layer) else self.linear_attention(p, x)
+            x = self.mlp(p, mixed, f"x{layer + 1}")
         hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed)
         lm_head = embed if c.tie_embeddings else b.weight("lm_head", (c.vocab, c.hidden), self.weight_elem)
         logits = b.tensor("logits", self.act(c.vocab))
@@ -241,17 +242,45 @@ class _Decoder:
         if c.qk_norm:
             q = self.norm(p + "qn", q, b.weight(p + "q_norm", (c.head_dim,)), (Form.PLAIN,))
             k = self.norm(p + "kn", k, b.weight(p + "k_norm", (c.head_dim,)), (Form.PLAIN,))
-        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, theta=c.rope_theta)
-        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, theta=c.rope_theta)
+        rotary = {"rotary": c.rotary_dim} if c.rotary_dim not in (None, c.head_dim) else {}
+        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, theta=c.rope_theta, **rotary)
+        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, theta=c.rope_theta, **rotary)
         k_cache = b.state(p + "k_cache", (c.max_len, c.kv_dim))
         v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
-        attn = b.tensor(p + "attn", self.act(c.q_dim), forms=self.normed)
+        attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
         b.launch("attention", ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads,
                  kv_heads=c.kv_heads, splits=c.attn_splits)
+        if c.attn_gate:  # Qwen3-Next: the output times the sigmoid of a gate projected beside q
+            gate = self.project(p + "gate", h, b.weight(p + "wgate", (c.q_dim, c.hidden), self.weight_elem), c.q_dim)
+            gated = b.tensor(p + "gated", self.act(c.q_dim), forms=self.normed)
+            b.launch("binary", ins=[attn, gate], outs=[gated], op="gate")
+            attn = gated
         self.quantized(attn)
         o = self.project(p + "o", attn, b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem), c.hidden)
         return self.add(p + "xa", x, o)
+
+    def linear_attention(self, p: str, x: SSAValue) -> SSAValue:
+        """Layer `p`'s linear attention (Qwen3-Next's gated delta rule) added to the residual `x`: q, k and v mixed
+        by a causal convolution kept as state, the gates' inputs and the output gate z projected beside, the delta
+        rule with its state, its gated norm, and the output projection."""
+        b, c = self.b, self.c
+        hv, d = c.lin_value_heads, c.lin_head_dim
+        h = self.norm(p + "h", x, b.weight(p + "attn_norm", (c.hidden,)), self.normed)
+        mixed = self.project(p + "lqkv", h, b.weight(p + "wlqkv", (c.lin_qkv, c.hidden), self.weight_elem), c.lin_qkv)
+        z = self.project(p + "z", h, b.weight(p + "wz", (hv * d, c.hidden), self.weight_elem), hv * d)
+        ab = self.project(p + "ab", h, b.weight(p + "wab", (2 * hv, c.hidden), self.weight_elem), 2 * hv)
+        conv_state = b.state(p + "conv_state", (c.conv_kernel - 1, c.lin_qkv))
+        convolved = b.tensor(p + "conv", self.act(c.lin_qkv))
+        b.launch("conv", ins=[mixed, b.weight(p + "conv_w", (c.lin_qkv, c.conv_kernel))],
+                 outs=[conv_state, convolved])
+        delta_state = b.state(p + "delta_state", (hv, d, d))
+        o = b.tensor(p + "lo", self.act(hv * d), forms=self.normed)
+        gates = [b.weight(p + n, (hv,)) for n in ("a_log", "dt_bias")]
+        b.launch("delta", ins=[convolved, z, ab, *gates, b.weight(p + "lnorm", (d,))],
+                 outs=[delta_state, (o, self.normed)], key_heads=c.lin_key_heads, eps=c.norm_eps)
+        out = self.project(p + "lout", o, b.weight(p + "wlout", (c.hidden, hv * d), self.weight_elem), c.hidden)
+        return self.add(p + "xa", x, out)
 
     def qkv(self, p: str, h: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
         """Layer `p`'s q, k and v from the normed `h`. A decode row makes them in one projection, as views of its
@@ -285,7 +314,16 @@ class _Decoder:
                 b.weight(p + "w_down", (e, d, f), self.weight_elem),
             ]
             down = b.tensor(p + "d", self.act(d))
-            b.launch("moe", ins=[h, *weights], outs=[down], experts=e, topk=c.topk)
+            if c.shared_ffn is not None:
+                s = c.shared_ffn
+                weights += [
+                    b.weight(p + "ws_gate", (s, d), self.weight_elem),
+                    b.weight(p + "ws_up", (s, d), self.weight_elem),
+                    b.weight(p + "ws_down", (d, s), self.weight_elem),
+                    b.weight(p + "ws_router", (1, d)),
+                ]
+            b.launch("moe_shared" if c.shared_ffn is not None else "moe", ins=[h, *weights], outs=[down],
+                     experts=e, topk=c.topk)
         else:
             h = self.norm(p + "h2", x, gain, self.normed)
             w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)

@@ -146,9 +146,10 @@ def _mixture(kind: str, rows: int, numerics: Numerics, router_split: int = 1, sh
         close(kind, a.get("n"), normed.reshape(-1), np.abs(normed).max())
 
 
+@pytest.mark.parametrize("rows", [1, 5])
 @pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8, Numerics.INT8X2])
-def test_shared_expert(numerics):
-    _mixture("moe_shared", 1, numerics, shared=True)
+def test_shared_expert(numerics, rows):
+    _mixture("moe_shared", rows, numerics, shared=True)
 
 
 @pytest.mark.parametrize("rows", [1, 5])

@@ -139,15 +139,29 @@ extern "C" __global__ void mix_weigh(float* pa, const float* h, const signed cha
   }
 }
 
-// Row r's y = residual[r] (none where null) + its choices' weighed rows pa[ep[r, j]] in choice order, written to out
-// and, where gain is given, normed (RMS, eps) into the plain (nf) and quantized (nh, nl, ns) rows given; grid (rows).
+// Row r's y = residual[r] (none where null) + its choices' weighed rows pa[ep[r, j]] in choice order + (where a shared
+// expert is given, wsd not null) sigmoid(x[r] . w_shared_router) * (hsh[r] . w_shared_down), hsh the shared hidden
+// rows of fs (f32 or quantized); written to out and, where gain is given, normed (RMS, eps) into the plain (nf) and
+// quantized (nh, nl, ns) rows given; grid (rows).
 extern "C" __global__ void mix_combine(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
                                        const float* pa, const int* ep, const float* residual, const float* gain,
-                                       int d, int topk, float eps) {
+                                       const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
+                                       const float* hsh_s, const void* wsd, const float* wsds, const float* wsr,
+                                       const float* x, const signed char* xh, const signed char* xl, const float* xs,
+                                       int d, int fs, int topk, float eps) {
   const long r = blockIdx.x, row = r * d;
+  if (wsd) {  // the shared expert's share first, a warp a column
+    const float gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, r, d), weight_row(wsr, nullptr, 0, d), 0, d)));
+    const Act a = act_row(hsh, hsh_h, hsh_l, hsh_s, r, fs);
+    for (int c = threadIdx.x >> 5; c < d; c += WARPS) {
+      const float s = warp_dot(a, weight_row(wsd, wsds, c, fs), 0, fs);
+      if ((threadIdx.x & 31) == 0) out[row + c] = gate * s;
+    }
+    __syncthreads();
+  }
   float ss = 0.f;
   for (int i = threadIdx.x; i < d; i += blockDim.x) {
-    float y = residual ? residual[row + i] : 0.f;
+    float y = (residual ? residual[row + i] : 0.f) + (wsd ? out[row + i] : 0.f);
     for (int j = 0; j < topk; ++j) y += pa[(long)ep[r * topk + j] * d + i];
     out[row + i] = y;
     ss = fmaf(y, y, ss);

@@ -132,8 +132,23 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     calls.append(KernelCall("mix_weigh", (cdiv(d, TILE), choices, 1), THREADS,
                             (pa, *hidden, ids, gates, el, *weight(launch, step, at, wd.name), i32(d), i32(f))))
     residual, gain, eps = _fused(launch, step, at)
+    shared, fs = (NULL,) * 7, 0
+    if launch.kind == "moe_shared":
+        # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
+        sg, su, sd, sr = (operand(launch, step, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
+        fs = sg.shape[0]
+        if fs > topk * f or (step.numerics is not Numerics.F32 and fs % QBLOCK):
+            raise fail(launch, f"a shared hidden row of {fs} values does not fit the {topk} x {f} of the choices' "
+                       f"rows, or is not whole {QBLOCK}-value blocks")
+        calls.append(KernelCall("glu", (cdiv(fs, TILE), 1, rows), THREADS,
+                                (h, *activation(launch, at, x.name), *weight(launch, step, at, sg.name),
+                                 *weight(launch, step, at, su.name), NULL, NULL, i32(fs), i32(d), i32(d))))
+        if step.numerics is not Numerics.F32:
+            calls.append(quantize_call(h, hidden[1:], rows * fs))
+        shared = (*hidden, *weight(launch, step, at, sd.name), weight(launch, step, at, sr.name)[0])
     calls.append(KernelCall("mix_combine", (rows, 1, 1), THREADS,
-                            (ptr(at.plain(out.name)), *_normed(launch, step, at), pa, ep, residual, gain, i32(d), i32(topk),
+                            (ptr(at.plain(out.name)), *_normed(launch, step, at), pa, ep, residual, gain, *shared,
+                             *(activation(launch, at, x.name) if fs else (NULL,) * 4), i32(d), i32(fs), i32(topk),
                              eps)))
     return calls
 
@@ -143,8 +158,6 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     and the shared expert's after them, quantized under int8, and the down projections finished in mix_down."""
     x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(launch, step)
     out = operand(launch, step, "out")
-    if rows != 1:
-        raise fail(launch, f"{rows} rows: a mixture with a shared expert takes one row")
     calls = _route(launch, step, at, x, wr, rows, d, experts, topk)
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
     xs = activation(launch, at, x.name)
@@ -294,11 +307,19 @@ def _norm_into(dev, ptrs: tuple, at: int, y: np.ndarray, gain: int, eps) -> None
         _store_quantized(dev, (nh, nl, ns), at, normed)
 
 
-def mix_combine(dev, grid, block, out, nf, nh, nl, ns, pa, ep, residual, gain, d, topk, eps) -> None:
+def mix_combine(dev, grid, block, out, nf, nh, nl, ns, pa, ep, residual, gain, hsh, hsh_h, hsh_l, hsh_s, wsd, wsds,
+                wsr, x, xh, xl, xs, d, fs, topk, eps) -> None:
     twin.check_block("mix_combine", block)
-    d, topk = int(d), int(topk)
+    d, fs, topk = int(d), int(fs), int(topk)
     for r in range(grid[0]):  # a block a row
         y = dev.download(int(residual) + r * d * 4, F32, d).copy() if residual else np.zeros(d, F32)
+        if wsd:
+            xa = twin.activation(dev, (x, xh, xl, xs), range(r, r + 1), d, 0, d)
+            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d))[0, 0]
+            with np.errstate(over="ignore"):
+                gate = F32(1) / (F32(1) + np.exp(-logit))
+            a = twin.activation(dev, (hsh, hsh_h, hsh_l, hsh_s), range(r, r + 1), fs, 0, fs)
+            y = y + gate * twin.dot(a, twin.weight(dev, wsd, wsds, 0, d, fs, 0, fs))[0]
         for place in dev.download(int(ep) + r * topk * 4, I32, topk):
             y += dev.download(int(pa) + int(place) * d * 4, F32, d)
         dev.upload(int(out) + r * d * 4, y)
@@ -342,6 +363,6 @@ def _shared_row(dev, hidden: tuple, at: int, fs: int):
     return twin.activation(dev, moved, range(0, 1), fs, 0, fs)
 
 
-CALLS = {"moe_shared": decode_calls, "moe_add": fused_calls, "moe_add_norm": fused_calls}
+CALLS = {"moe_shared": fused_calls, "moe_add": fused_calls, "moe_add_norm": fused_calls}
 TWINS = {"mix_pick": mix_pick, "mix_group": mix_group, "mix_gather": mix_gather, "mix_hidden": mix_hidden,
          "mix_weigh": mix_weigh, "mix_combine": mix_combine, "mix_down": mix_down}
