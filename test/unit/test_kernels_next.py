@@ -162,3 +162,71 @@ def test_mixture_fused_with_the_residual_and_the_norm(kind, rows, numerics):
 @pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8])
 def test_batched_mixture_with_a_split_router(numerics):
     _mixture("moe_add", 5, numerics, router_split=2)
+
+
+def _rms(y, gain):
+    return y / np.sqrt((y * y).mean(axis=-1, keepdims=True) + 1e-6) * gain
+
+
+@pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8X2])
+def test_gather_norm(numerics):
+    v, d, rows = 50, 64, 3
+    r = rng(60)
+    table, gain, ids = r.standard_normal((v, d)), 1 + 0.1 * r.standard_normal(d), np.array([3, 49, 3])
+    forms = (PLAIN,) if numerics is Numerics.F32 else (PLAIN, QUANT)
+    ins = [(tensor("e", [v, d], "f32" if numerics is Numerics.F32 else "i8", Role.WEIGHT), PLAIN),
+           (tensor("ids", [rows], "i32"), PLAIN), (tensor("g", [d], role=Role.WEIGHT), PLAIN)]
+    h = tensor("h", [rows, d], forms=forms)
+    a = setup("gather_norm", ins, [(tensor("x", [rows, d]), PLAIN)] + [(h, f) for f in forms], {}, numerics)
+    e, g = a.put_weight("e", table), a.put_weight("g", gain)
+    a.put("ids", ids)
+    a.output("x")
+    for f in forms:
+        a.output("h", f)
+    a.run()
+    close("gather_norm", a.get("x"), e[ids].reshape(-1), 1.0, tol=1e-6)
+    close("gather_norm", a.get("h"), _rms(e[ids], g).reshape(-1), 1.0)
+
+
+@pytest.mark.parametrize("rows,split", [(1, 1), (1, 3), (70, 1), (70, 2)])
+def test_gemv_norm(rows, split):
+    n, k = 192, 128
+    r = rng(61)
+    x, w, gain = r.standard_normal((rows, k)), r.standard_normal((n, k)) / np.sqrt(k), 1 + 0.1 * r.standard_normal(n)
+    ins = [(tensor("x", [rows, k]), PLAIN), (tensor("w", [n, k], role=Role.WEIGHT), PLAIN),
+           (tensor("g", [n], role=Role.WEIGHT), PLAIN)]
+    a = setup("gemv_norm", ins, [(tensor("y", [rows, n]), PLAIN), (tensor("h", [rows, n]), PLAIN)], {"split": split})
+    a.put("x", x)
+    ws, g = a.put_weight("w", w), a.put_weight("g", gain)
+    a.output("y")
+    a.output("h")
+    a.run()
+    y = x @ ws.T
+    close("gemv_norm", a.get("y"), y.reshape(-1), np.abs(x) @ np.abs(ws).T)
+    close("gemv_norm", a.get("h"), _rms(y, g).reshape(-1), 1.0, tol=1e-4)
+
+
+@pytest.mark.parametrize("rows,split,hd", [(1, 1, 32), (2, 2, 128), (70, 3, 32)])
+def test_gemv_rope(rows, split, hd):
+    heads, kv, k = 4, 2, 64
+    n = (heads + 2 * kv) * hd
+    r = rng(62)
+    x, w = r.standard_normal((rows, k)), r.standard_normal((n, k)) / np.sqrt(k)
+    pos = np.arange(rows) + 5
+    ins = [(tensor("x", [rows, k]), PLAIN), (tensor("w", [n, k], role=Role.WEIGHT), PLAIN),
+           (tensor("pos", [rows], "i32"), PLAIN)]
+    params = {"split": split, "heads": heads, "kv_heads": kv, "theta": 1e4}
+    a = setup("gemv_rope", ins, [(tensor("y", [rows, n]), PLAIN)], params)
+    a.put("x", x)
+    a.put("pos", pos)
+    ws = a.put_weight("w", w)
+    a.output("y")
+    a.run()
+    y = (x @ ws.T).reshape(rows, -1, hd)
+    half = hd // 2
+    f = pos[:, None] * 1e4 ** (-2.0 * np.arange(half) / hd)
+    c, s = np.cos(f)[:, None], np.sin(f)[:, None]
+    turned = y[:, : heads + kv]
+    y[:, : heads + kv] = np.concatenate([turned[..., :half] * c - turned[..., half:] * s,
+                                         turned[..., half:] * c + turned[..., :half] * s], axis=-1)
+    close("gemv_rope", a.get("y"), y.reshape(-1), np.abs(x).sum(axis=1).max())
