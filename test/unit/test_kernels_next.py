@@ -230,3 +230,38 @@ def test_gemv_rope(rows, split, hd):
     y[:, : heads + kv] = np.concatenate([turned[..., :half] * c - turned[..., half:] * s,
                                          turned[..., half:] * c + turned[..., :half] * s], axis=-1)
     close("gemv_rope", a.get("y"), y.reshape(-1), np.abs(x).sum(axis=1).max())
+
+
+def _attention_reference(q, kc, vc, pos, heads, kv_heads):
+    rows, hd = q.shape[0], q.shape[1] // heads
+    out = np.zeros_like(q, dtype=np.float64)
+    for r in range(rows):
+        for h in range(heads):
+            g = h // (heads // kv_heads)
+            keys, values = kc[: pos[r] + 1, g * hd : (g + 1) * hd], vc[: pos[r] + 1, g * hd : (g + 1) * hd]
+            s = keys @ q[r, h * hd : (h + 1) * hd] / np.sqrt(hd)
+            e = np.exp(s - s.max())
+            out[r, h * hd : (h + 1) * hd] = e @ values / e.sum()
+    return out
+
+
+@pytest.mark.parametrize("kind,splits,numerics", [("attention_shared", 1, Numerics.F32),
+                                                  ("attention_shared", 3, Numerics.F32),
+                                                  ("attention_i8x2", 1, Numerics.INT8X2)])
+def test_attention_variants(kind, splits, numerics):
+    heads, kv, hd, length, rows = 4, 2, 32, 40, 3
+    r = rng(63)
+    q, kc, vc = r.standard_normal((rows, heads * hd)), r.standard_normal((length, kv * hd)), r.standard_normal(
+        (length, kv * hd))
+    pos = np.array([0, 17, 39])
+    ins = [(tensor("q", [rows, heads * hd]), PLAIN), (tensor("kc", [length, kv * hd], role=Role.STATE), PLAIN),
+           (tensor("vc", [length, kv * hd], role=Role.STATE), PLAIN), (tensor("pos", [rows], "i32"), PLAIN)]
+    params = {"heads": heads, "kv_heads": kv} | ({"splits": splits} if kind == "attention_shared" else {})
+    a = setup(kind, ins, [(tensor("o", [rows, heads * hd]), PLAIN)], params, numerics)
+    for name, values in (("q", q), ("kc", kc), ("vc", vc), ("pos", pos)):
+        a.put(name, values)
+    a.output("o")
+    a.run()
+    want = _attention_reference(q, kc, vc, pos, heads, kv)
+    # Two words keep a row to about 1/127^2 of its largest value.
+    close(kind, a.get("o"), want.reshape(-1), np.abs(vc).max(), tol=1e-5 if numerics is Numerics.F32 else 1e-3)
