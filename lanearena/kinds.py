@@ -65,8 +65,9 @@ def _split_scratch(parts: str, counts: str, copies: int):
 
 def _tile_scratch(gated: bool):
     """A projection on the tensor cores (`gemm_tc`, `glu_tc`): its last wave's tiles past the `whole` first ones cut
-    along `k` in `split` parts, each part's sums and each cut tile's count of parts arrived; a batch's gated pair
-    uncut, its gate's and its up's sums, gated after."""
+    along `k` in `split` parts, each part's sums and each cut tile's count of parts arrived (a gated pair's tile
+    holds the gate and up sums of half as many outputs); a batch's gated pair uncut, its gate's and its up's sums,
+    gated after."""
 
     def scratch(t: list[Tensor], o: list[Tensor], p: Params, numerics: Numerics) -> list[Scratch]:
         x, w = t[0], t[1]
@@ -75,7 +76,7 @@ def _tile_scratch(gated: bool):
         split, whole = int(p.get("split", 1)), int(p.get("whole", 0))
         if split > 1:
             rows = seed.gemm_rows(m, numerics)
-            tiles = seed.gemm_tiles_wide(n) * cdiv(m, rows)
+            tiles = seed.gemm_tiles_wide(2 * n if gated else n) * cdiv(m, rows)
             cut = max(tiles - whole, 0)
             return [_t("tp", "f32", cut * split * rows * seed.GEMM_TILE_N * 4), _counter("tc", cut * 4)]
         if gated and m > 1:

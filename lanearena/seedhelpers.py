@@ -61,7 +61,8 @@ def gemm_rows(rows: int, numerics: Numerics) -> int:
 
 
 def gemm_tiles_wide(n: int) -> int:
-    """Tiles across the `n` output columns of a projection on the tensor cores."""
+    """Tiles across the `n` columns of sums of a projection on the tensor cores: its outputs, or a gated pair's gate
+    and up sums (2 x its outputs; a tile holds both sums of GEMM_TILE_N / 2 outputs)."""
     return cdiv(n, GEMM_TILE_N)
 
 

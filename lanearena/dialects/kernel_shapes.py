@@ -194,7 +194,8 @@ def _check_tiles(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     n, k = _dims(w)
     m = _len(t["x"]) // k
     split, whole = p.get("split", 1), p.get("whole", 0)
-    tiles = seedhelpers.gemm_tiles_wide(n) * -(-m // seedhelpers.gemm_rows(m, Numerics.F32))
+    wide = seedhelpers.gemm_tiles_wide(2 * n if "w_gate" in t else n)
+    tiles = wide * -(-m // seedhelpers.gemm_rows(m, Numerics.F32))
     if split > 1 and whole >= tiles:
         raise _shape_error(op, f"whole {whole} leaves none of its {tiles} tiles to cut in {split} parts")
 

@@ -265,3 +265,29 @@ def test_attention_variants(kind, splits, numerics):
     want = _attention_reference(q, kc, vc, pos, heads, kv)
     # Two words keep a row to about 1/127^2 of its largest value.
     close(kind, a.get("o"), want.reshape(-1), np.abs(vc).max(), tol=1e-5 if numerics is Numerics.F32 else 1e-3)
+
+
+@pytest.mark.parametrize("kind", ["gemm_tc", "glu_tc"])
+@pytest.mark.parametrize("rows,split,whole", [(1, 1, 0), (5, 1, 0), (1, 3, 1), (70, 2, 3), (130, 4, 0)])
+@pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8])
+def test_projections_in_tiles(kind, rows, split, whole, numerics):
+    n, k = 150, 128
+    r = rng(64)
+    x = r.standard_normal((rows, k))
+    wg, wu = (r.standard_normal((n, k)) / np.sqrt(k) for _ in range(2))
+    elem, form = ("f32", PLAIN) if numerics is Numerics.F32 else ("i8", QUANT)
+    names = ("w_gate", "w_up") if kind == "glu_tc" else ("w",)
+    ws = [(tensor(nm, [n, k], elem, Role.WEIGHT), PLAIN) for nm in names]
+    params = {"split": split} | ({"whole": whole} if whole else {})
+    a = setup(kind, [(tensor("x", [rows, k], forms=(form,)), form)] + ws, [(tensor("y", [rows, n]), PLAIN)], params,
+              numerics)
+    xs = put_x(a, "x", form, x).reshape(rows, k)
+    got = [a.put_weight(nm, w) for nm, w in zip(names, (wg, wu))]
+    a.output("y")
+    a.run()
+    if kind == "glu_tc":
+        g, u = xs @ got[0].T, xs @ got[1].T
+        want, scale = silu(g) * u, (np.abs(xs) @ np.abs(got[0]).T) * (np.abs(xs) @ np.abs(got[1]).T)
+    else:
+        want, scale = xs @ got[0].T, np.abs(xs) @ np.abs(got[0]).T
+    close(kind, a.get("y"), want.reshape(-1), scale.reshape(-1))

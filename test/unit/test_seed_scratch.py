@@ -52,6 +52,12 @@ class Gemv:
     tail: tuple[int, int] | None
     tensor_cores: bool = False
 
+    def gemm_tiles_wide(self) -> int:
+        return kernels.gemm_tiles_wide(self.n)
+
+    def gemm_rows(self, numerics: Numerics) -> int:
+        return kernels.gemm_rows(self.m, numerics)
+
 
 @dataclass
 class GemvGlu:
@@ -60,6 +66,12 @@ class GemvGlu:
     tail: tuple[int, int] | None
     tensor_cores: bool = False
     batch_tensor_cores: bool = False
+
+    def gemm_tiles_wide(self) -> int:
+        return kernels.gemm_tiles_wide(2 * self.n)
+
+    def gemm_rows(self, numerics: Numerics) -> int:
+        return kernels.gemm_rows(self.m, numerics)
 
 
 @dataclass
@@ -211,10 +223,10 @@ def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:
             if m > 0:
                 quantized(v, ["hq", "hl", "hs"], hidden)
             return v
-        case Gemv(n=n, m=mm, tail=(whole, split)) | GemvGlu(n=n, m=mm, tail=(whole, split)) if l.tensor_cores:
+        case Gemv(m=mm, tail=(whole, split)) | GemvGlu(m=mm, tail=(whole, split)) if l.tensor_cores:
             arm("tensor-core projection, cut last wave")
-            rows = kernels.gemm_rows(mm, numerics)
-            tiles = kernels.gemm_tiles_wide(n) * -(-mm // rows)
+            rows = l.gemm_rows(numerics)
+            tiles = l.gemm_tiles_wide() * -(-mm // rows)
             parts = (tiles - whole) * split
             return [t("tp", "float", parts * rows * kernels.GEMM_TILE_N * 4), counter("tc", (tiles - whole) * 4)]
         case Fold(first=first, then=then):
@@ -400,7 +412,8 @@ def products(draw, kind: str):
         t |= {"w": W("w", n, k)}
     if kind.endswith("_tc"):
         m = rows
-        tiles = kernels.gemm_tiles_wide(n) * -(-m // kernels.gemm_rows(m, Numerics.F32))
+        wide = kernels.gemm_tiles_wide(2 * n if kind == "glu_tc" else n)
+        tiles = wide * -(-m // kernels.gemm_rows(m, Numerics.F32))
         p["whole"] = draw(st.integers(0, tiles - 1))
     if kind == "gemv_rope":
         heads, kv, hd = draw(st.integers(1, 8)), draw(st.integers(1, 4)), 2 * draw(st.integers(1, 16))

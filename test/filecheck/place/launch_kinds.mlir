@@ -8,7 +8,7 @@
 //   each, two scales a row 32 x 2 x 2 x 4 [512];
 // - attention_shared cut in 2: 1 row x 4 heads x 2 x (32 + 2) floats [1088], no counter;
 // - gemm_tc (128 columns, 1 row: 2 tiles, 1 whole) cut in 2: 1 x 2 parts of 1 x 64 floats [512], 1 count [4];
-//   glu_tc (96 columns: 2 tiles, 1 whole) cut in 4: [1024], [4];
+//   glu_tc (96 outputs, a tile the gate and up sums of 32: 3 tiles, 1 whole) cut in 4: 2 x 4 x 1 x 64 floats [2048], 2 counts [8];
 // - moe_shared, top 2 of 8 experts of 64 and a shared expert of 32: hidden 2 x 64 + 32 floats [640], quantized
 //   in two words [160, 160, 20]; moe_add_norm on one row norms in its last block: a count [4];
 // - gemv_norm: its product's scratch and a count [4]; delta stepped (4 value heads of 32): outputs [512], a count
@@ -21,7 +21,7 @@
 // CHECK-DAG:  arena.scratch launch(3) "aw" offset({{[0-9]+}}) bytes(4096)
 // CHECK-DAG:  arena.scratch launch(4) "ap" offset({{[0-9]+}}) bytes(1280)
 // CHECK-DAG:  arena.scratch launch(5) "tp" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.scratch launch(6) "tp" offset({{[0-9]+}}) bytes(1024)
+// CHECK-DAG:  arena.scratch launch(6) "tp" offset({{[0-9]+}}) bytes(2048)
 // CHECK-DAG:  arena.scratch launch(7) "g" offset({{[0-9]+}}) bytes(256)
 // CHECK-DAG:  arena.scratch launch(7) "h" offset({{[0-9]+}}) bytes(768)
 // CHECK-DAG:  arena.scratch launch(7) "hl" offset({{[0-9]+}}) bytes(256)
@@ -48,7 +48,7 @@
 // CHECK-DAG:  arena.counter launch(1) "fq" bytes(16)
 // CHECK-DAG:  arena.counter launch(1) "gc" bytes(24)
 // CHECK-DAG:  arena.counter launch(5) "tc" bytes(4)
-// CHECK-DAG:  arena.counter launch(6) "tc" bytes(4)
+// CHECK-DAG:  arena.counter launch(6) "tc" bytes(8)
 // CHECK-DAG:  arena.counter launch(7) "rc" bytes(4)
 // CHECK-DAG:  arena.counter launch(8) "rc" bytes(4)
 // CHECK-DAG:  arena.counter launch(9) "rc" bytes(4)
