@@ -11,8 +11,8 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena import kinds, seedhelpers
-from lanearena.model import QBLOCK, Form, Numerics
 from lanearena.dialects.lane_tensors import TensorDef, _length, step_numerics
+from lanearena.model import QBLOCK, Form, Numerics
 
 
 def _shape_error(op: IRDLOperation, message: str) -> VerifyException:

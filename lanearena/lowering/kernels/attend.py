@@ -115,18 +115,20 @@ def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_he
         g = h // (heads // kv_heads)
         t1 = min(_position(dev, pos, r, length, "attention_two_words") + 1, length)
 
-        def rows(words: int, side: int) -> np.ndarray:
-            hi = dev.download(int(words), I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
-            lo = dev.download(int(words) + n, I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
-            s = dev.download(int(asc), F32, length * kv_heads * 2).reshape(length, kv_heads, 2)[:t1, g, side]
-            return hi + lo / F32(127), s
-
-        keys, ks = rows(ak, 0)
-        values, vs = rows(aw, 1)
+        keys, ks = _cache_rows(dev, ak, asc, 0, n, length, kv_heads, hd, t1, g)
+        values, vs = _cache_rows(dev, aw, asc, 1, n, length, kv_heads, hd, t1, g)
         head = (r * heads + h) * hd
         scores = (keys @ dev.download(int(q) + head * 4, F32, hd)) * ks * (F32(1) / np.sqrt(F32(hd)))
         e = np.exp(scores - scores.max())
         dev.upload(int(out) + head * 4, (e * vs) @ values / e.sum(dtype=F32))
+
+
+def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, hd: int, t1: int, g: int):
+    """Rows [0, t1) of kv head g of a cache in two words (high + low / 127) and their scales (`side` 0: keys')."""
+    hi = dev.download(int(words), I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
+    lo = dev.download(int(words) + n, I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
+    s = dev.download(int(asc), F32, length * kv_heads * 2).reshape(length, kv_heads, 2)[:t1, g, side]
+    return hi + lo / F32(127), s
 
 
 CALLS = {"attention_shared": attention_shared_calls, "attention_i8x2": attention_i8x2_calls}

@@ -122,7 +122,7 @@ def gemv_rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall
 
 def gemv_rope(dev, grid, block, out, gc, x, xh, xl, xs, w, ws, fp, fq, pos, n, k, kpart, hd, turned, theta) -> None:
     twin.check_block("gemv_rope", block)
-    tiles, split, rows = grid
+    _, split, rows = grid
     n, hd, turned = int(n), int(hd), int(turned)
     counts = twin.Counters(dev, "gemv_rope", gc, turned)
     events = rows if split == 1 else cdiv(rows, TILE)

@@ -343,7 +343,7 @@ def mix_down(dev, grid, block, out, nf, nh, nl, ns, gc, h, hh, hl, hs, ids, gate
             a = twin.activation(dev, hidden, range(j, j + 1), f, 0, f)
             acc += weights[j] * twin.dot(a, twin.weight(dev, wd, wds, int(e) * d + c0, c1 - c0, f, 0, f))[0]
         if wsd:
-            xa = twin.activation(dev, (x, xh, xl, xs), range(0, 1), d, 0, d)
+            xa = twin.activation(dev, (x, xh, xl, xs), range(1), d, 0, d)
             logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d))[0, 0]
             with np.errstate(over="ignore"):
                 gate = F32(1) / (F32(1) + np.exp(-logit))
@@ -360,7 +360,7 @@ def _shared_row(dev, hidden: tuple, at: int, fs: int):
     """The shared expert's hidden row of `fs` values, `at` values into the hidden rows (f32 or quantized)."""
     h, hh, hl, hs = (int(p) for p in hidden)
     moved = (h + at * 4 if h else 0, hh + at if hh else 0, hl + at if hl else 0, hs + at // QBLOCK * 4 if hs else 0)
-    return twin.activation(dev, moved, range(0, 1), fs, 0, fs)
+    return twin.activation(dev, moved, range(1), fs, 0, fs)
 
 
 CALLS = {"moe_shared": fused_calls, "moe_add": fused_calls, "moe_add_norm": fused_calls}

@@ -30,8 +30,8 @@ def binary(dev, grid, block, out, a, b, n, op) -> None:
     for at in range(0, n, each):  # a block THREADS values
         count = min(each, n - at)
         x, y = dev.download(int(a) + at * 4, F32, count), dev.download(int(b) + at * 4, F32, count)
-        dev.upload(int(out) + at * 4, {"mul": lambda: x * y, "gate": lambda: _gated(x, y)}.get(BINARY_OPS[op],
-                                                                                           lambda: x + y)())
+        name = BINARY_OPS[op]
+        dev.upload(int(out) + at * 4, x * y if name == "mul" else _gated(x, y) if name == "gate" else x + y)
 
 
 def _gated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
