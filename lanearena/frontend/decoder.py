@@ -60,6 +60,8 @@ class DecoderConfig:
     lin_value_heads: int | None = None
     lin_head_dim: int | None = None
     conv_kernel: int = 4
+    fuse: bool = False
+    attn_kind: str = "attention"
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -155,6 +157,10 @@ def _check(c: DecoderConfig) -> None:
         need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
         need(c.shared_ffn >= 1 and c.shared_ffn % QBLOCK == 0, "shared_ffn",
              f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}")
+    kinds = ("attention", "attention_shared", "attention_i8x2")
+    need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
+    need(c.attn_kind != "attention_i8x2" or c.numerics == Numerics.INT8X2.value, "attn_kind",
+         "an attention in two words (attention_i8x2) needs int8x2 numerics")
     need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
     if c.attn_interval > 1:
         linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
@@ -203,7 +209,13 @@ class _Decoder:
         b, c = self.b, self.c
         embed = b.weight("embed", (c.vocab, c.hidden), self.weight_elem)
         x = b.tensor("x0", self.act(c.hidden))
-        b.launch("gather", ins=[embed, self.ids], outs=[x])
+        self.normed_first: SSAValue | None = None
+        if c.fuse:  # the first layer's norm made where the embedding is gathered
+            self.normed_first = b.tensor("l0.h", self.act(c.hidden), forms=self.normed)
+            b.launch("gather_norm", ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
+                     outs=[x, (self.normed_first, self.normed)], eps=c.norm_eps)
+        else:
+            b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
             p = f"l{layer}."
             mixed = self.attention(p, x) if c.full_attention(layer) else self.linear_attention(p, x)
@@ -237,7 +249,7 @@ class _Decoder:
     def attention(self, p: str, x: SSAValue) -> SSAValue:
         """Layer `p`'s attention block added to the residual `x`: the new residual."""
         b, c = self.b, self.c
-        h = self.norm(p + "h", x, b.weight(p + "attn_norm", (c.hidden,)), self.normed)
+        h = self.attention_input(p, x)
         q, k, v = self.qkv(p, h)
         if c.qk_norm:
             q = self.norm(p + "qn", q, b.weight(p + "q_norm", (c.head_dim,)), (Form.PLAIN,))
@@ -249,8 +261,9 @@ class _Decoder:
         v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
         attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
-        b.launch("attention", ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads,
-                 kv_heads=c.kv_heads, splits=c.attn_splits)
+        splits = {} if c.attn_kind == "attention_i8x2" else {"splits": c.attn_splits}
+        b.launch(c.attn_kind, ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads, kv_heads=c.kv_heads,
+                 **splits)
         if c.attn_gate:  # Qwen3-Next: the output times the sigmoid of a gate projected beside q
             gate = self.project(p + "gate", h, b.weight(p + "wgate", (c.q_dim, c.hidden), self.weight_elem), c.q_dim)
             gated = b.tensor(p + "gated", self.act(c.q_dim), forms=self.normed)
@@ -260,13 +273,20 @@ class _Decoder:
         o = self.project(p + "o", attn, b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem), c.hidden)
         return self.add(p + "xa", x, o)
 
+    def attention_input(self, p: str, x: SSAValue) -> SSAValue:
+        """Layer `p`'s normed input: made by the fused gather for the first layer, else normed here."""
+        if self.normed_first is not None:
+            h, self.normed_first = self.normed_first, None
+            return h
+        return self.norm(p + "h", x, self.b.weight(p + "attn_norm", (self.c.hidden,)), self.normed)
+
     def linear_attention(self, p: str, x: SSAValue) -> SSAValue:
         """Layer `p`'s linear attention (Qwen3-Next's gated delta rule) added to the residual `x`: q, k and v mixed
         by a causal convolution kept as state, the gates' inputs and the output gate z projected beside, the delta
         rule with its state, its gated norm, and the output projection."""
         b, c = self.b, self.c
         hv, d = c.lin_value_heads, c.lin_head_dim
-        h = self.norm(p + "h", x, b.weight(p + "attn_norm", (c.hidden,)), self.normed)
+        h = self.attention_input(p, x)
         mixed = self.project(p + "lqkv", h, b.weight(p + "wlqkv", (c.lin_qkv, c.hidden), self.weight_elem), c.lin_qkv)
         z = self.project(p + "z", h, b.weight(p + "wz", (hv * d, c.hidden), self.weight_elem), hv * d)
         ab = self.project(p + "ab", h, b.weight(p + "wab", (2 * hv, c.hidden), self.weight_elem), 2 * hv)
@@ -313,7 +333,6 @@ class _Decoder:
                 b.weight(p + "w_up", (e, f, d), self.weight_elem),
                 b.weight(p + "w_down", (e, d, f), self.weight_elem),
             ]
-            down = b.tensor(p + "d", self.act(d))
             if c.shared_ffn is not None:
                 s = c.shared_ffn
                 weights += [
@@ -322,6 +341,11 @@ class _Decoder:
                     b.weight(p + "ws_down", (d, s), self.weight_elem),
                     b.weight(p + "ws_router", (1, d)),
                 ]
+            if c.fuse and c.shared_ffn is None:  # the residual added where the mixture writes its result
+                mixed = b.tensor(out, self.act(d))
+                b.launch("moe_add", ins=[h, *weights, x], outs=[mixed], experts=e, topk=c.topk)
+                return mixed
+            down = b.tensor(p + "d", self.act(d))
             b.launch("moe_shared" if c.shared_ffn is not None else "moe", ins=[h, *weights], outs=[down],
                      experts=e, topk=c.topk)
         else:

@@ -133,3 +133,21 @@ def test_qwen3_next_prefill_in_two_chunks():
     delta = next(s for s in plan.scratch if s.tag == "dk")
     assert delta.bytes == 2 * 4 * 64 * 32 * 4  # two chunks of 4 heads of 64 rows of 32
     assert compare(step, plan, "numpy", seed=4).max_abs_err <= 1e-3
+
+
+@pytest.mark.parametrize("settings", [
+    ["fuse=true", "numerics=int8x2", "attn_kind=attention_i8x2"],
+    ["fuse=true", "attn_kind=attention_shared", "rows=8"],
+    ["fuse=true", "numerics=f32", "attn_kind=attention_shared", "attn_splits=1"],
+])
+def test_fused_and_other_attention_kinds_run_placed_as_unplaced(settings):
+    c = load(QWEN3_MOE, [*SMALL, *SMALL_BY_TYPE[QWEN3_MOE], *settings])
+    module = decoder_step(c)
+    api.place(module, "best")
+    api.verify(module)
+    ((step, plan),) = api.placed_steps(module)
+    assert {"gather_norm", "moe_add", c.attn_kind} <= {launch.kind for launch in step.launches}
+    result = compare(step, plan, "numpy", seed=5)
+    for name, value in result.placed.items():
+        assert not np.isnan(value).any(), name
+    assert result.max_abs_err <= 1e-3
