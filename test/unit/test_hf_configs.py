@@ -5,6 +5,7 @@ numpy runtime against the unplaced run (CI-sized by `--set`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import pytest
 
 import lanearena.cli
 from lanearena import api
+from lanearena.analysis.check import check
 from lanearena.frontend import ConfigError, decoder_step, load
 from lanearena.lowering.compile import compare
+from lanearena.model import Form
 
 CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "configs"
 QWEN3, QWEN3_MOE, QWEN3_NEXT = (str(CONFIGS / f"{n}.json") for n in ("qwen3-0.6b", "qwen3-30b-a3b",
@@ -151,3 +154,20 @@ def test_fused_and_other_attention_kinds_run_placed_as_unplaced(settings):
     for name, value in result.placed.items():
         assert not np.isnan(value).any(), name
     assert result.max_abs_err <= 1e-3
+
+
+@pytest.mark.parametrize("rows, tag", [(1, "o"), (8, "o"), (8, "dg")])
+def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
+    """The delta rule's scratch laid over the convolved rows it reads while it runs: the checker flags it, and the
+    run differs from the reference, so the CPU run is a real test of the new kinds' placement."""
+    c = load(QWEN3_NEXT, [*SMALL, *SMALL_BY_TYPE[QWEN3_NEXT], "layers=1", "attn_interval=2", f"rows={rows}"])
+    module = decoder_step(c)
+    api.place(module, "greedy")
+    ((step, plan),) = api.placed_steps(module)
+    at = next(i for i, launch in enumerate(step.launches) if launch.kind == "delta")
+    convolved = plan.array(step.launches[at].ins[0], Form.PLAIN)
+    assert convolved is not None and convolved.first <= at <= convolved.last
+    bad = dataclasses.replace(plan, scratch=[dataclasses.replace(s, offset=convolved.offset)
+                                             if (s.launch, s.tag) == (at, tag) else s for s in plan.scratch])
+    assert any("overlaps" in p for p in check(step, bad))
+    assert compare(step, bad, "numpy", seed=6).max_abs_err > 1e-3
