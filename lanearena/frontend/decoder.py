@@ -62,6 +62,7 @@ class DecoderConfig:
     conv_kernel: int = 4
     fuse: bool = False
     attn_kind: str = "attention"
+    tiles: bool = False
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -219,8 +220,11 @@ class _Decoder:
         for layer in range(c.layers):
             p = f"l{layer}."
             mixed = self.attention(p, x) if c.full_attention(layer) else self.linear_attention(p, x)
-            x = self.mlp(p, mixed, f"x{layer + 1}")
-        hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed)
+            x = self.mlp(p, mixed, f"x{layer + 1}", layer)
+        if self.normed_first is not None:  # the last mixture normed it
+            hf, self.normed_first = self.normed_first, None
+        else:
+            hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed)
         lm_head = embed if c.tie_embeddings else b.weight("lm_head", (c.vocab, c.hidden), self.weight_elem)
         logits = b.tensor("logits", self.act(c.vocab))
         b.launch("gemv", ins=[(hf, self.read), lm_head], outs=[logits], split=c.head_split)
@@ -238,7 +242,7 @@ class _Decoder:
     def project(self, name: str, x: SSAValue, w: SSAValue, n: int) -> SSAValue:
         """`x` (in the form projections read) times `w` [n, k] into a new tensor `name` of `n` values a row."""
         out = self.b.tensor(name, self.act(n))
-        self.b.launch("gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
+        self.b.launch("gemm_tc" if self.c.tiles else "gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
         return out
 
     def quantized(self, x: SSAValue) -> None:
@@ -319,7 +323,7 @@ class _Decoder:
             b.view(p + "v", qkv, c.q_dim + c.kv_dim, (c.kv_dim,)),
         )
 
-    def mlp(self, p: str, x: SSAValue, out: str) -> SSAValue:
+    def mlp(self, p: str, x: SSAValue, out: str, layer: int) -> SSAValue:
         """Layer `p`'s MLP (or mixture) added to the residual `x`: the new residual `out`."""
         b, c = self.b, self.c
         gain = b.weight(p + "mlp_norm", (c.hidden,))
@@ -341,9 +345,15 @@ class _Decoder:
                     b.weight(p + "ws_down", (d, s), self.weight_elem),
                     b.weight(p + "ws_router", (1, d)),
                 ]
-            if c.fuse and c.shared_ffn is None:  # the residual added where the mixture writes its result
+            if c.fuse and c.shared_ffn is None:
+                # The residual added, and the next layer's input (or the final one) normed, where the mixture
+                # writes its result.
                 mixed = b.tensor(out, self.act(d))
-                b.launch("moe_add", ins=[h, *weights, x], outs=[mixed], experts=e, topk=c.topk)
+                last = layer == c.layers - 1
+                name, gain = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
+                self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
+                b.launch("moe_add_norm", ins=[h, *weights, x, b.weight(gain, (d,))],
+                         outs=[mixed, (self.normed_first, self.normed)], experts=e, topk=c.topk, eps=c.norm_eps)
                 return mixed
             down = b.tensor(p + "d", self.act(d))
             b.launch("moe_shared" if c.shared_ffn is not None else "moe", ins=[h, *weights], outs=[down],
@@ -353,7 +363,7 @@ class _Decoder:
             w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
             w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
             m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed)
-            b.launch("glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
+            b.launch("glu_tc" if c.tiles else "glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
             self.quantized(m)
             down = self.project(p + "d", m, b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem), c.hidden)
         return self.add(out, x, down)

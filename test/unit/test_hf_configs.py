@@ -138,18 +138,20 @@ def test_qwen3_next_prefill_in_two_chunks():
     assert compare(step, plan, "numpy", seed=4).max_abs_err <= 1e-3
 
 
-@pytest.mark.parametrize("settings", [
-    ["fuse=true", "numerics=int8x2", "attn_kind=attention_i8x2"],
-    ["fuse=true", "attn_kind=attention_shared", "rows=8"],
-    ["fuse=true", "numerics=f32", "attn_kind=attention_shared", "attn_splits=1"],
+@pytest.mark.parametrize("config, settings, want", [
+    (QWEN3_MOE, ["fuse=true", "numerics=int8x2", "attn_kind=attention_i8x2"], {"gather_norm", "moe_add_norm"}),
+    (QWEN3_MOE, ["fuse=true", "attn_kind=attention_shared", "rows=8", "tiles=true"], {"moe_add_norm", "gemm_tc"}),
+    (QWEN3_MOE, ["fuse=true", "numerics=f32", "attn_kind=attention_shared", "attn_splits=1"], {"moe_add_norm"}),
+    (QWEN3, ["tiles=true", "rows=8", "split=1"], {"gemv", "glu_tc"}),
+    (QWEN3, ["tiles=true", "numerics=int8x2"], {"gemm_tc", "glu_tc"}),
 ])
-def test_fused_and_other_attention_kinds_run_placed_as_unplaced(settings):
-    c = load(QWEN3_MOE, [*SMALL, *SMALL_BY_TYPE[QWEN3_MOE], *settings])
+def test_fused_tiled_and_other_attention_kinds_run_placed_as_unplaced(config, settings, want):
+    c = load(config, [*SMALL, *SMALL_BY_TYPE[config], *settings])
     module = decoder_step(c)
     api.place(module, "best")
     api.verify(module)
     ((step, plan),) = api.placed_steps(module)
-    assert {"gather_norm", "moe_add", c.attn_kind} <= {launch.kind for launch in step.launches}
+    assert want | {c.attn_kind} <= {launch.kind for launch in step.launches}
     result = compare(step, plan, "numpy", seed=5)
     for name, value in result.placed.items():
         assert not np.isnan(value).any(), name
@@ -171,3 +173,12 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
                                              if (s.launch, s.tag) == (at, tag) else s for s in plan.scratch])
     assert any("overlaps" in p for p in check(step, bad))
     assert compare(step, bad, "numpy", seed=6).max_abs_err > 1e-3
+
+
+@pytest.mark.parametrize("config", [QWEN3, QWEN3_MOE, QWEN3_NEXT], ids=["qwen3", "qwen3_moe", "qwen3_next"])
+def test_steps_print_and_parse_back_placed(config):
+    module = decoder_step(load(config, [*SMALL, *SMALL_BY_TYPE[config], "rows=8"]))
+    api.place(module, "greedy")
+    again = api.parse(str(module))
+    assert again.is_structurally_equivalent(module)
+    assert str(again) == str(module)
