@@ -43,5 +43,5 @@ def decode(raw: bytes, name: str, what: str = "file") -> str:
             f"{name}:{line}:{column}: {what} is not UTF-8 text (byte {raw[e.start]:#04x}: {e.reason})"
         ) from None
     if not text.strip():
-        raise UserError(f"{name}: empty file")
+        raise UserError(f"{name}:1:1: empty file")
     return text

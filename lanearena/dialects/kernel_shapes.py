@@ -10,9 +10,9 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena import kinds
-from lanearena.model import QBLOCK, Form, Numerics
+from lanearena import kinds, seedhelpers
 from lanearena.dialects.lane_tensors import TensorDef, _length, step_numerics
+from lanearena.model import QBLOCK, Form, Numerics
 
 
 def _shape_error(op: IRDLOperation, message: str) -> VerifyException:
@@ -74,7 +74,8 @@ def _check_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
         raise _shape_error(op, f"gain '{gain.tensor_name}' of {d} values does not divide x '{x.tensor_name}' of "
                            f"{_len(x)} values into rows")
     _out_length(op, out, _len(x), f"{_len(x) // d} rows of {d} values")
-    if Form.QUANT.value in op.writes()[0][1] and d % QBLOCK:
+    forms = next((fs for v, fs in op.writes() if v is out.result), ())
+    if Form.QUANT.value in forms and d % QBLOCK:
         raise _shape_error(op, f"rows of {d} values cannot be quantized in {QBLOCK}-value blocks")
 
 
@@ -114,6 +115,10 @@ def _check_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     if _len(x) % (rows * heads) or (_len(x) // (rows * heads)) % 2:
         raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not {rows} rows (positions) of "
                            f"{heads} heads of an even size")
+    rotary = p.get("rotary", 0)
+    if rotary % 2 or rotary > _len(x) // (rows * heads):
+        raise _shape_error(op, f"rotary {rotary} is not an even count of at most a head's "
+                           f"{_len(x) // (rows * heads)} values")
 
 
 def _check_kv_store(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
@@ -147,6 +152,7 @@ def _check_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> Non
 def _check_moe(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     x, wr, wg, wu, wd, out = (t[n] for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
     experts, topk = p["experts"], p["topk"]
+    _check_mixture_flags(op, p)
     if len(_dims(wg)) != 3 or _dims(wg)[0] != experts:
         raise _shape_error(op, f"w_gate '{wg.tensor_name}' is {_dims(wg)}, not [{experts} experts, ffn, d]")
     _, f, d = _dims(wg)
@@ -178,6 +184,114 @@ def _check_argmax(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, out, _len(logits) // vocab, f"{_len(logits) // vocab} rows of {vocab} logits")
 
 
+def _check_tiles(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    """A projection on the tensor cores: a product's shapes, and `whole` tiles fewer than it has."""
+    w = t.get("w", t.get("w_gate"))
+    if "w_gate" in t:
+        _check_glu(op, t, p)
+    else:
+        _check_gemv(op, t, {k: v for k, v in p.items() if k not in kinds.PART_PARAMS})
+    n, k = _dims(w)
+    m = _len(t["x"]) // k
+    split, whole = p.get("split", 1), p.get("whole", 0)
+    wide = seedhelpers.gemm_tiles_wide(2 * n if "w_gate" in t else n)
+    tiles = wide * -(-m // seedhelpers.gemm_rows(m, Numerics.F32))
+    if split > 1 and whole >= tiles:
+        raise _shape_error(op, f"whole {whole} leaves none of its {tiles} tiles to cut in {split} parts")
+
+
+def _check_shared_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_attention(op, t, p)
+
+
+def _check_two_word_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_attention(op, {**t}, {**p, "splits": 1})
+    if step_numerics(op) not in (None, Numerics.INT8X2):
+        raise _shape_error(op, "an attention in two words runs under int8x2 numerics only")
+
+
+def _check_moe_shared(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_moe(op, t, p)
+    _, _, d = _dims(t["w_gate"])
+    fs = _dims(t["w_shared_gate"])[0] if len(_dims(t["w_shared_gate"])) == 2 else 0
+    want = {"w_shared_gate": (fs, d), "w_shared_up": (fs, d), "w_shared_down": (d, fs), "w_shared_router": (1, d)}
+    for operand, shape in want.items():
+        if _dims(t[operand]) != shape or not fs:
+            raise _shape_error(op, f"{operand} '{t[operand].tensor_name}' is {_dims(t[operand])}, not {shape}")
+    rows, f = _len(t["x"]) // d, _dims(t["w_gate"])[1]
+    if rows > 1 and fs > p["topk"] * f:
+        raise _shape_error(op, f"a chunk's shared expert of {fs} values a row does not fit the {p['topk']} x {f} "
+                           "of its choices' hidden rows, where it is made")
+
+
+def _check_mixture_flags(op: IRDLOperation, p: dict) -> None:
+    if p.get("paired", 0) and not p.get("tc", 0):
+        raise _shape_error(op, "paired gate and up rows are a GEMM on the tensor cores: paired needs tc")
+
+
+def _check_conv(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    x, w, state, out = t["x"], t["w"], t["state"], t["out"]
+    ch, width = _matrix(op, w, "w")
+    if _len(x) % ch or width < 2:
+        raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not rows of w's {ch} channels, or the "
+                           f"kernel's {width} taps are fewer than 2")
+    if _dims(state) != (width - 1, ch):
+        raise _shape_error(op, f"state '{state.tensor_name}' is {_dims(state)}, not the last {width - 1} rows of "
+                           f"{ch} channels")
+    _out_length(op, out, _len(x), f"the {_len(x)} values of x")
+
+
+def _check_delta(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    qkv, z, ab, state, out = (t[n] for n in ("qkv", "z", "ab", "state", "out"))
+    if len(_dims(state)) != 3 or _dims(state)[1] != _dims(state)[2]:
+        raise _shape_error(op, f"state '{state.tensor_name}' is {_dims(state)}, not [value heads, d, d]")
+    hv, d, _ = _dims(state)
+    hk = p["key_heads"]
+    if hv % hk:
+        raise _shape_error(op, f"key_heads {hk} do not divide the state's {hv} value heads")
+    if _len(z) % (hv * d):
+        raise _shape_error(op, f"z '{z.tensor_name}' of {_len(z)} values is not rows of {hv} heads of {d}")
+    rows = _len(z) // (hv * d)
+    wants = {"qkv": (qkv, rows * (2 * hk + hv) * d), "ab": (ab, rows * 2 * hv), "a_log": (t["a_log"], hv),
+             "dt_bias": (t["dt_bias"], hv), "gain": (t["gain"], d), "out": (out, rows * hv * d)}
+    for operand, (tensor, n) in wants.items():
+        if _len(tensor) != n:
+            raise _shape_error(op, f"{operand} '{tensor.tensor_name}' holds {_len(tensor)} values, but {rows} rows "
+                               f"of {hk} key and {hv} value heads of {d} make {n}")
+    if Form.QUANT.value in dict(op.writes()).get(out.result, ()) and d % QBLOCK:
+        raise _shape_error(op, f"heads of {d} values cannot be quantized in {QBLOCK}-value blocks")
+
+
+def _check_gather_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_gather(op, {"table": t["table"], "ids": t["ids"], "out": t["x"]}, p)
+    _check_norm(op, {"x": t["x"], "gain": t["gain"], "out": t["out"]}, p)
+
+
+def _check_gemv_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_gemv(op, t, p)
+    n, _ = _dims(t["w"])
+    rows = _len(t["out"]) // n
+    turned = p["heads"] + p["kv_heads"]
+    if rows != _len(t["pos"]) or n % (turned + p["kv_heads"]) or (n // (turned + p["kv_heads"])) % 2:
+        raise _shape_error(op, f"out '{t['out'].tensor_name}' of {rows} rows of {n} values is not {_len(t['pos'])} "
+                           f"rows (positions) of q, k and v heads of an even size ({p['heads']}, {p['kv_heads']} "
+                           f"and {p['kv_heads']} heads)")
+
+
+def _check_gemv_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_gemv(op, t, p)
+    _check_norm(op, {"x": t["out"], "gain": t["gain"], "out": t["normed"]}, p)
+
+
+def _check_moe_add(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+    _check_moe(op, t, p)
+    x, residual = t["x"], t["residual"]
+    if _len(residual) != _len(x):
+        raise _shape_error(op, f"residual '{residual.tensor_name}' of {_len(residual)} values is not x's {_len(x)}")
+    if "gain" in t:
+        _check_norm(op, {"x": t["out"], "gain": t["gain"], "out": t["normed"]}, p)
+
+
 _SHAPES: dict[str, Callable[[IRDLOperation, dict[str, TensorDef], dict], None]] = {
     "gather": _check_gather,
     "norm": _check_norm,
@@ -190,5 +304,17 @@ _SHAPES: dict[str, Callable[[IRDLOperation, dict[str, TensorDef], dict], None]] 
     "moe": _check_moe,
     "binary": _check_binary,
     "argmax": _check_argmax,
+    "gemm_tc": _check_tiles,
+    "glu_tc": _check_tiles,
+    "attention_shared": _check_shared_attention,
+    "attention_i8x2": _check_two_word_attention,
+    "moe_shared": _check_moe_shared,
+    "conv": _check_conv,
+    "delta": _check_delta,
+    "gather_norm": _check_gather_norm,
+    "gemv_rope": _check_gemv_rope,
+    "gemv_norm": _check_gemv_norm,
+    "moe_add": _check_moe_add,
+    "moe_add_norm": _check_moe_add,
 }
 """Each kind's shape rules: what its kernels and its scratch (`kinds`) take its operands to be."""

@@ -52,6 +52,17 @@ class DecoderConfig:
     output_logits: bool = True
     norm_eps: float = 1e-6
     rope_theta: float = 1e6
+    rotary_dim: int | None = None
+    attn_gate: bool = False
+    shared_ffn: int | None = None
+    attn_interval: int = 1
+    lin_key_heads: int | None = None
+    lin_value_heads: int | None = None
+    lin_head_dim: int | None = None
+    conv_kernel: int = 4
+    fuse: bool = False
+    attn_kind: str = "attention"
+    tiles: bool = False
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -65,6 +76,16 @@ class DecoderConfig:
     @property
     def kv_dim(self) -> int:
         return self.kv_heads * self.head_dim
+
+    def full_attention(self, layer: int) -> bool:
+        """Whether layer `layer` is full attention (else a gated delta rule)."""
+        return (layer + 1) % self.attn_interval == 0
+
+    @property
+    def lin_qkv(self) -> int:
+        """Values a row of a delta-rule layer's q, k and v projection: q and k of each key head, v of each value
+        head."""
+        return (2 * self.lin_key_heads + self.lin_value_heads) * self.lin_head_dim
 
     @property
     def mixture(self) -> bool:
@@ -130,6 +151,28 @@ def _check(c: DecoderConfig) -> None:
         need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
         need(c.expert_ffn >= 1 and c.expert_ffn % QBLOCK == 0, "expert_ffn",
              f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}")
+    if c.rotary_dim is not None:
+        need(0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0, "rotary_dim",
+             f"rotary_dim {c.rotary_dim} is not an even count of at most head_dim {c.head_dim}")
+    if c.shared_ffn is not None:
+        need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
+        need(c.shared_ffn >= 1 and c.shared_ffn % QBLOCK == 0, "shared_ffn",
+             f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}")
+    kinds = ("attention", "attention_shared", "attention_i8x2")
+    need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
+    need(c.attn_kind != "attention_i8x2" or c.numerics == Numerics.INT8X2.value, "attn_kind",
+         "an attention in two words (attention_i8x2) needs int8x2 numerics")
+    need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
+    if c.attn_interval > 1:
+        linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
+        missing = [k for k, v in linear.items() if v is None]
+        need(not missing, missing[0] if missing else "", f"delta-rule layers need {', '.join(missing)}")
+        need(all(v >= 1 for v in linear.values()), "lin_key_heads", "delta-rule heads must be at least 1")
+        need(c.lin_value_heads % c.lin_key_heads == 0, "lin_value_heads",
+             f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}")
+        need(c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256, "lin_head_dim",
+             f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256")
+        need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
     for what, k in cut.items():
         need(k % (c.split * QBLOCK) == 0, "split",
@@ -167,11 +210,21 @@ class _Decoder:
         b, c = self.b, self.c
         embed = b.weight("embed", (c.vocab, c.hidden), self.weight_elem)
         x = b.tensor("x0", self.act(c.hidden))
-        b.launch("gather", ins=[embed, self.ids], outs=[x])
+        self.normed_first: SSAValue | None = None
+        if c.fuse:  # the first layer's norm made where the embedding is gathered
+            self.normed_first = b.tensor("l0.h", self.act(c.hidden), forms=self.normed)
+            b.launch("gather_norm", ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
+                     outs=[x, (self.normed_first, self.normed)], eps=c.norm_eps)
+        else:
+            b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
             p = f"l{layer}."
-            x = self.mlp(p, self.attention(p, x), f"x{layer + 1}")
-        hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed)
+            mixed = self.attention(p, x) if c.full_attention(layer) else self.linear_attention(p, x)
+            x = self.mlp(p, mixed, f"x{layer + 1}", layer)
+        if self.normed_first is not None:  # the last mixture normed it
+            hf, self.normed_first = self.normed_first, None
+        else:
+            hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed)
         lm_head = embed if c.tie_embeddings else b.weight("lm_head", (c.vocab, c.hidden), self.weight_elem)
         logits = b.tensor("logits", self.act(c.vocab))
         b.launch("gemv", ins=[(hf, self.read), lm_head], outs=[logits], split=c.head_split)
@@ -189,7 +242,7 @@ class _Decoder:
     def project(self, name: str, x: SSAValue, w: SSAValue, n: int) -> SSAValue:
         """`x` (in the form projections read) times `w` [n, k] into a new tensor `name` of `n` values a row."""
         out = self.b.tensor(name, self.act(n))
-        self.b.launch("gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
+        self.b.launch("gemm_tc" if self.c.tiles else "gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
         return out
 
     def quantized(self, x: SSAValue) -> None:
@@ -200,22 +253,58 @@ class _Decoder:
     def attention(self, p: str, x: SSAValue) -> SSAValue:
         """Layer `p`'s attention block added to the residual `x`: the new residual."""
         b, c = self.b, self.c
-        h = self.norm(p + "h", x, b.weight(p + "attn_norm", (c.hidden,)), self.normed)
+        h = self.attention_input(p, x)
         q, k, v = self.qkv(p, h)
         if c.qk_norm:
             q = self.norm(p + "qn", q, b.weight(p + "q_norm", (c.head_dim,)), (Form.PLAIN,))
             k = self.norm(p + "kn", k, b.weight(p + "k_norm", (c.head_dim,)), (Form.PLAIN,))
-        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, theta=c.rope_theta)
-        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, theta=c.rope_theta)
+        rotary = {"rotary": c.rotary_dim} if c.rotary_dim not in (None, c.head_dim) else {}
+        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, theta=c.rope_theta, **rotary)
+        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, theta=c.rope_theta, **rotary)
         k_cache = b.state(p + "k_cache", (c.max_len, c.kv_dim))
         v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
-        attn = b.tensor(p + "attn", self.act(c.q_dim), forms=self.normed)
-        b.launch("attention", ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads,
-                 kv_heads=c.kv_heads, splits=c.attn_splits)
+        attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
+        splits = {} if c.attn_kind == "attention_i8x2" else {"splits": c.attn_splits}
+        b.launch(c.attn_kind, ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads, kv_heads=c.kv_heads,
+                 **splits)
+        if c.attn_gate:  # Qwen3-Next: the output times the sigmoid of a gate projected beside q
+            gate = self.project(p + "gate", h, b.weight(p + "wgate", (c.q_dim, c.hidden), self.weight_elem), c.q_dim)
+            gated = b.tensor(p + "gated", self.act(c.q_dim), forms=self.normed)
+            b.launch("binary", ins=[attn, gate], outs=[gated], op="gate")
+            attn = gated
         self.quantized(attn)
         o = self.project(p + "o", attn, b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem), c.hidden)
         return self.add(p + "xa", x, o)
+
+    def attention_input(self, p: str, x: SSAValue) -> SSAValue:
+        """Layer `p`'s normed input: made by the fused gather for the first layer, else normed here."""
+        if self.normed_first is not None:
+            h, self.normed_first = self.normed_first, None
+            return h
+        return self.norm(p + "h", x, self.b.weight(p + "attn_norm", (self.c.hidden,)), self.normed)
+
+    def linear_attention(self, p: str, x: SSAValue) -> SSAValue:
+        """Layer `p`'s linear attention (Qwen3-Next's gated delta rule) added to the residual `x`: q, k and v mixed
+        by a causal convolution kept as state, the gates' inputs and the output gate z projected beside, the delta
+        rule with its state, its gated norm, and the output projection."""
+        b, c = self.b, self.c
+        hv, d = c.lin_value_heads, c.lin_head_dim
+        h = self.attention_input(p, x)
+        mixed = self.project(p + "lqkv", h, b.weight(p + "wlqkv", (c.lin_qkv, c.hidden), self.weight_elem), c.lin_qkv)
+        z = self.project(p + "z", h, b.weight(p + "wz", (hv * d, c.hidden), self.weight_elem), hv * d)
+        ab = self.project(p + "ab", h, b.weight(p + "wab", (2 * hv, c.hidden), self.weight_elem), 2 * hv)
+        conv_state = b.state(p + "conv_state", (c.conv_kernel - 1, c.lin_qkv))
+        convolved = b.tensor(p + "conv", self.act(c.lin_qkv))
+        b.launch("conv", ins=[mixed, b.weight(p + "conv_w", (c.lin_qkv, c.conv_kernel))],
+                 outs=[conv_state, convolved])
+        delta_state = b.state(p + "delta_state", (hv, d, d))
+        o = b.tensor(p + "lo", self.act(hv * d), forms=self.normed)
+        gates = [b.weight(p + n, (hv,)) for n in ("a_log", "dt_bias")]
+        b.launch("delta", ins=[convolved, z, ab, *gates, b.weight(p + "lnorm", (d,))],
+                 outs=[delta_state, (o, self.normed)], key_heads=c.lin_key_heads, eps=c.norm_eps)
+        out = self.project(p + "lout", o, b.weight(p + "wlout", (c.hidden, hv * d), self.weight_elem), c.hidden)
+        return self.add(p + "xa", x, out)
 
     def qkv(self, p: str, h: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
         """Layer `p`'s q, k and v from the normed `h`. A decode row makes them in one projection, as views of its
@@ -234,7 +323,7 @@ class _Decoder:
             b.view(p + "v", qkv, c.q_dim + c.kv_dim, (c.kv_dim,)),
         )
 
-    def mlp(self, p: str, x: SSAValue, out: str) -> SSAValue:
+    def mlp(self, p: str, x: SSAValue, out: str, layer: int) -> SSAValue:
         """Layer `p`'s MLP (or mixture) added to the residual `x`: the new residual `out`."""
         b, c = self.b, self.c
         gain = b.weight(p + "mlp_norm", (c.hidden,))
@@ -248,14 +337,33 @@ class _Decoder:
                 b.weight(p + "w_up", (e, f, d), self.weight_elem),
                 b.weight(p + "w_down", (e, d, f), self.weight_elem),
             ]
+            if c.shared_ffn is not None:
+                s = c.shared_ffn
+                weights += [
+                    b.weight(p + "ws_gate", (s, d), self.weight_elem),
+                    b.weight(p + "ws_up", (s, d), self.weight_elem),
+                    b.weight(p + "ws_down", (d, s), self.weight_elem),
+                    b.weight(p + "ws_router", (1, d)),
+                ]
+            if c.fuse and c.shared_ffn is None:
+                # The residual added, and the next layer's input (or the final one) normed, where the mixture
+                # writes its result.
+                mixed = b.tensor(out, self.act(d))
+                last = layer == c.layers - 1
+                name, gain = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
+                self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
+                b.launch("moe_add_norm", ins=[h, *weights, x, b.weight(gain, (d,))],
+                         outs=[mixed, (self.normed_first, self.normed)], experts=e, topk=c.topk, eps=c.norm_eps)
+                return mixed
             down = b.tensor(p + "d", self.act(d))
-            b.launch("moe", ins=[h, *weights], outs=[down], experts=e, topk=c.topk)
+            b.launch("moe_shared" if c.shared_ffn is not None else "moe", ins=[h, *weights], outs=[down],
+                     experts=e, topk=c.topk)
         else:
             h = self.norm(p + "h2", x, gain, self.normed)
             w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
             w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
             m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed)
-            b.launch("glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
+            b.launch("glu_tc" if c.tiles else "glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
             self.quantized(m)
             down = self.project(p + "d", m, b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem), c.hidden)
         return self.add(out, x, down)

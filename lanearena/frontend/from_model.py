@@ -80,7 +80,9 @@ def _kernel(b: StepBuilder, launch: Launch, values: dict[str, SSAValue]) -> None
         forms = read_forms.get(name) or [Form.PLAIN]
         ins.append((values[name], forms.pop(0) if len(forms) > 1 else forms[0]))
     outs = [(values[name], _written_forms(launch, name)) for name in launch.outs]
-    b.launch(launch.kind, ins, outs, **launch.params)
+    # Defaults stay implicit: a flag's 0 (`tc`, `paired`) or `whole`'s is its absence.
+    defaults = kinds.KINDS[launch.kind].params
+    b.launch(launch.kind, ins, outs, **{k: v for k, v in launch.params.items() if defaults.get(k) != v})
 
 
 def _generic(b: StepBuilder, launch: Launch, values: dict[str, SSAValue]) -> None:

@@ -93,7 +93,7 @@ def _builder():
         (lambda b, x, g, h: b.tensor("t", 32, forms="packed"), "forms are plain and quant"),
         (lambda b, x, g, h: b.view("v", h, 40, 32), "lie outside the 64 elements of 'h'"),
         (lambda b, x, g, h: b.view("v", x, 0, 32), "only a computed tensor or a view can be viewed"),
-        (lambda b, x, g, h: b.launch("conv", [x], [h]), "unknown launch kind 'conv'"),
+        (lambda b, x, g, h: b.launch("conv2d", [x], [h]), "unknown launch kind 'conv2d'"),
         (lambda b, x, g, h: b.launch("norm", [x, g], [h], eps=1e-6, alpha=2), "unknown parameter 'alpha'"),
         (lambda b, x, g, h: b.launch("gemv", [x, g], [h], split=True), "parameter 'split' is an integer"),
         (lambda b, x, g, h: b.launch("gemv", [x, g], [h], split=0), "parameter 'split' must be positive"),

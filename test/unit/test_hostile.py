@@ -447,13 +447,13 @@ _CSV = "id,lower,upper,size\na,0,2,16\nb,1,3,32\n"
     "command, name, raw, message",
     [
         ("place", "s.mlir", _STEP.encode().replace(b"op(", b"\xff(", 1), "s.mlir:4:28: file is not UTF-8 text (byte 0xff"),
-        ("place", "s.mlir", b"", "s.mlir: empty file"),
-        ("place", "s.mlir", b"\n  \n", "s.mlir: empty file"),
+        ("place", "s.mlir", b"", "s.mlir:1:1: empty file"),
+        ("place", "s.mlir", b"\n  \n", "s.mlir:1:1: empty file"),
         ("place", "s.mlir", codecs.BOM_UTF16_LE + _STEP.encode("utf-16-le"), "s.mlir:1:1: file is UTF-16 text"),
         ("solve", "p.csv", _CSV.encode().replace(b"b,", b"\xe9,"), "p.csv:3:1: CSV file is not UTF-8 text (byte 0xe9"),
-        ("solve", "p.csv", b"", "p.csv: empty file"),
+        ("solve", "p.csv", b"", "p.csv:1:1: empty file"),
         ("build", "c.json", b'{"layers": 1, "name": "\xc3"}', "c.json:1:24: config is not UTF-8 text (byte 0xc3"),
-        ("build", "c.json", b"", "c.json: empty file"),
+        ("build", "c.json", b"", "c.json:1:1: empty file"),
         ("run", "c.json", codecs.BOM_UTF32_LE + b"{}", "c.json:1:1: config is UTF-32 text"),
     ],
 )

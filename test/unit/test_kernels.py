@@ -456,14 +456,20 @@ def test_moe(numerics, form, elem, rows):
     close("moe", a.dev.download(a.scratch("rl"), F32, rows * experts), logits.reshape(-1), np.abs(xs) @ np.abs(rs).T)
     want = np.zeros((rows, d))
     scale = np.zeros((rows, d))
+    # A block's rows are grouped by expert: each choice's hidden row at its place (`ep`), its activation row gathered
+    # quantized under int8 numerics.
+    places = a.dev.download(a.scratch("ep"), I32, rows * topk) if rows > 1 else np.arange(topk)
+    gathered = xs
+    if rows > 1 and numerics is not Numerics.F32 and form is PLAIN:
+        gathered = np.stack([dequantize(quantize(row.astype(F32), numerics.two_words)) for row in xs])
     for i in range(rows):
         top = logits[i, chosen[i]]
         gates = np.exp(top - top[0]) / np.exp(top - top[0]).sum()
         for j, e in enumerate(chosen[i]):
-            g, u = gs[e] @ xs[i], us[e] @ xs[i]
+            g, u = gs[e] @ gathered[i], us[e] @ gathered[i]
             h = g / (1 + np.exp(-g)) * u
             if numerics is not Numerics.F32:  # the down projection reads h quantized, as the kernels do
-                got_h = a.dev.download(a.scratch("h") + (i * topk + j) * f * 4, F32, f)
+                got_h = a.dev.download(a.scratch("h") + int(places[i * topk + j]) * f * 4, F32, f)
                 close("moe", got_h, h, np.abs(h).max())
                 h = dequantize(quantize(got_h, numerics.two_words))
             want[i] += gates[j] * (ds[e] @ h)

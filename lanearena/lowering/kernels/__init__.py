@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lanearena.lowering.kernels import argmax, attention, gemv, moe, pointwise, rows
+from lanearena.lowering.kernels import argmax, attend, attention, delta, fused, gemv, mixture, moe, pointwise, rows, tiles
 from lanearena.lowering.kernels.base import GRID_LIMITS, KernelCall, Operands, TooLarge, check_launch, fail
 from lanearena.model import Launch, Step
 
-_FAMILIES = (rows, pointwise, gemv, attention, moe, argmax)
+_FAMILIES = (rows, pointwise, gemv, attention, attend, moe, mixture, delta, fused, tiles, argmax)
 
 CALLS: dict[str, Callable[[Launch, Step, Operands], list[KernelCall]]] = {
     kind: fn for family in _FAMILIES for kind, fn in family.CALLS.items()

@@ -4,7 +4,8 @@
 // the last part to arrive at its tile's counter adds them, in part order.
 #include "common.cuh"
 
-// out[r * pitch + n] = sum_k x[r, k] * w[n, k]; parts in fp[split, rows, N], arrivals in fq[rows, ceil(N / TILE)].
+// out[r * pitch + n] = sum_k x[r, k] * w[n, k]; parts in fp[split, rows, N], arrivals in fq[ceil(rows / TILE),
+// ceil(N / TILE)]: a tile of TILE rows and TILE columns counts its rows' parts, and the last to arrive adds them all.
 extern "C" __global__ void gemv(float* out, int pitch, const float* x, const signed char* xh, const signed char* xl,
                                 const float* xs, const void* w, const float* ws, float* fp, int* fq, int n, int k,
                                 int kpart) {
@@ -21,12 +22,14 @@ extern "C" __global__ void gemv(float* out, int pitch, const float* x, const sig
         fp[((long)part * rows + row) * n + c] = s;
     }
   }
-  if (split == 1 || !last_arrival(&fq[row * gridDim.x + tile], split)) return;
-  for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
-    float s = 0.f;
-    for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + row) * n + c]);
-    out[(long)row * pitch + c] = s;
-  }
+  const int r0 = row / TILE * TILE, r1 = min(rows, r0 + TILE);
+  if (split == 1 || !last_arrival(&fq[row / TILE * gridDim.x + tile], split * (r1 - r0))) return;
+  for (int r = r0; r < r1; ++r)
+    for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
+      float s = 0.f;
+      for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
+      out[(long)r * pitch + c] = s;
+    }
 }
 
 // out[r, n] = silu(x[r] . w_gate[n]) * (x[r] . w_up[n]); parts in gp[2, split, rows, N] (gate sums, then up sums),

@@ -58,20 +58,22 @@ def gemv_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
 def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, fp, fq, n, k, kpart) -> None:
     twin.check_block("gemv", block)
 
-    def finish(c0: int, sums: list[np.ndarray]) -> None:
-        _store(dev, out, pitch, c0, sums[0])
+    def finish(c0: int, r0: int, sums: list[np.ndarray]) -> None:
+        _store(dev, out, pitch, c0, r0, sums[0])
 
-    _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, int(n), int(k), int(kpart), "gemv", finish)
+    _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, int(n), int(k), int(kpart), "gemv", finish, TILE)
 
 
-def _blocks(dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, kpart: int, kernel: str, finish) -> None:
+def _blocks(dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, kpart: int, kernel: str, finish,
+            group: int) -> None:
     """A product's blocks: each tile's and part's dots with every weight, for every row (a wave). Split, the parts'
-    sums go to scratch `parts` ([weights, split, rows, n]) and the last part of a tile to arrive at `counts` adds them
-    in order; whole, or added up, a tile's sums (one [rows, columns] a weight) go to `finish(first column, sums)`.
+    sums go to scratch `parts` ([weights, split, rows, n]) and each tile's counter of `group` rows at `counts`
+    ([ceil(rows / group), tiles]) counts its parts' arrivals; the last to arrive adds the parts of its rows in order.
+    Whole, or added up, a tile's sums (one [rows, columns] a weight) go to `finish(first column, first row, sums)`.
     A tile's parts run one after the other, so that it is finished before the next tile reads x."""
     tiles, split, rows = grid
     shape = (len(weights), split, rows, n)
-    arrived = twin.Counters(dev, kernel, counts, rows * tiles) if split > 1 else None
+    arrived = twin.Counters(dev, kernel, counts, cdiv(rows, group) * tiles) if split > 1 else None
     sums = dev.view(int(parts), F32, int(np.prod(shape))).reshape(shape) if split > 1 else None
     for tile, part in np.ndindex(tiles, split):
         k0, k1 = min(k, part * kpart), min(k, (part + 1) * kpart)
@@ -79,17 +81,20 @@ def _blocks(dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, k
         a = twin.activation(dev, x, range(rows), k, k0, k1)
         got = [twin.dot(a, twin.weight(dev, w, ws, c0, c1 - c0, k, k0, k1)) for w, ws in weights]
         if split == 1:
-            finish(c0, got)
+            finish(c0, 0, got)
             continue
         sums[:, part, :, c0:c1] = got
-        if arrived.arrive(slice(tile, None, tiles), split):
-            finish(c0, [twin.sum_in_order(s[:, :, c0:c1]) for s in sums])
+        for g in range(cdiv(rows, group)):
+            r0, r1 = g * group, min(rows, (g + 1) * group)
+            at = g * tiles + tile
+            if arrived.arrive(slice(at, at + 1), split * (r1 - r0), by=r1 - r0):
+                finish(c0, r0, [twin.sum_in_order(s[:, r0:r1, c0:c1]) for s in sums])
 
 
-def _store(dev, out, pitch, c0: int, values: np.ndarray) -> None:
-    """Row r of `values` written at out[r * pitch + c0]."""
+def _store(dev, out, pitch, c0: int, r0: int, values: np.ndarray) -> None:
+    """Row r of `values` written at out[(r0 + r) * pitch + c0]."""
     for r, row in enumerate(values):
-        dev.upload(int(out) + (r * int(pitch) + c0) * 4, row)
+        dev.upload(int(out) + ((r0 + r) * int(pitch) + c0) * 4, row)
 
 
 def glu_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
@@ -104,11 +109,11 @@ def glu_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
 def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, gp, gq, n, k, kpart) -> None:
     twin.check_block("glu", block)
 
-    def finish(c0: int, sums: list[np.ndarray]) -> None:
+    def finish(c0: int, r0: int, sums: list[np.ndarray]) -> None:
         gate, up = sums
-        _store(dev, out, n, c0, twin.silu(gate) * up)
+        _store(dev, out, n, c0, r0, twin.silu(gate) * up)
 
-    _blocks(dev, grid, (x, xh, xl, xs), [(wg, wgs), (wu, wus)], gp, gq, int(n), int(k), int(kpart), "glu", finish)
+    _blocks(dev, grid, (x, xh, xl, xs), [(wg, wgs), (wu, wus)], gp, gq, int(n), int(k), int(kpart), "glu", finish, 1)
 
 
 CALLS = {"gemv": gemv_calls, "glu": glu_calls}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.lowering.kernels import twin
+from lanearena.lowering.kernels import mixture, twin
 from lanearena.lowering.kernels.base import (
     THREADS,
     TILE,
@@ -36,6 +36,8 @@ def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     experts, topk = int(launch.params["experts"]), int(launch.params["topk"])
     _, f, d = wg.shape
     rows = x.length // d
+    if rows > 1:  # a block's rows grouped by expert
+        return mixture.batched_calls(launch, step, at)
     if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or out.length != x.length:
         raise fail(launch, f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
                    f"{experts} experts over rows of {d} ({x.length} values)")

@@ -30,30 +30,39 @@ def binary(dev, grid, block, out, a, b, n, op) -> None:
     for at in range(0, n, each):  # a block THREADS values
         count = min(each, n - at)
         x, y = dev.download(int(a) + at * 4, F32, count), dev.download(int(b) + at * 4, F32, count)
-        dev.upload(int(out) + at * 4, x * y if BINARY_OPS[op] == "mul" else x + y)
+        name = BINARY_OPS[op]
+        dev.upload(int(out) + at * 4, x * y if name == "mul" else _gated(x, y) if name == "gate" else x + y)
+
+
+def _gated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a * sigmoid(b), as the kernel computes it: a / (1 + exp(-b))."""
+    with np.errstate(over="ignore"):
+        return a / (F32(1) + np.exp(-b))
 
 
 def rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     pos, x = operand(launch, step, "pos"), operand(launch, step, "x")
     heads, rows = int(launch.params["heads"]), pos.length
     hd = x.length // (rows * heads)
-    if hd % 2 or hd * heads * rows != x.length:
-        raise fail(launch, f"{x.length} values are not {rows} rows of {heads} heads of an even size")
-    args = (ptr(at.plain(x.name)), ptr(at.plain(pos.name)), i32(heads), i32(hd), f32(launch.params["theta"]))
+    rot = int(launch.params.get("rotary", 0)) or hd
+    if hd % 2 or hd * heads * rows != x.length or rot % 2 or rot > hd:
+        raise fail(launch, f"{x.length} values are not {rows} rows of {heads} heads of an even size, or they do not "
+                   f"hold an even {rot} values to turn")
+    args = (ptr(at.plain(x.name)), ptr(at.plain(pos.name)), i32(heads), i32(hd), i32(rot), f32(launch.params["theta"]))
     return [KernelCall("rope", (heads, rows, 1), THREADS, args)]
 
 
-def rope(dev, grid, block, x, pos, heads, hd, theta) -> None:
+def rope(dev, grid, block, x, pos, heads, hd, rot, theta) -> None:
     twin.check_block("rope", block)
     heads, rows = grid[0], grid[1]
-    hd, half = int(hd), int(hd) // 2
-    freq = np.float64(theta) ** (-2.0 * np.arange(half) / hd)
+    hd, rot, half = int(hd), int(rot), int(rot) // 2
+    freq = np.float64(theta) ** (-2.0 * np.arange(half) / rot)
     for r in range(rows):
         f = float(dev.download(int(pos) + r * 4, I32, 1)[0]) * freq
         c, s = np.cos(f).astype(F32), np.sin(f).astype(F32)
         for h in range(heads):  # a block a head of a row
             at = int(x) + (r * heads + h) * hd * 4
-            a, b = np.split(dev.download(at, F32, hd), 2)
+            a, b = np.split(dev.download(at, F32, rot), 2)
             dev.upload(at, np.concatenate([a * c - b * s, b * c + a * s]))
 
 

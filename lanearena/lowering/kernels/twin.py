@@ -106,11 +106,11 @@ class Counters:
         self.counts = dev.view(int(addr), I32, count)
         require(not self.counts.any(), f"{kernel}: counter at {int(addr):#x} is not zero before the launch")
 
-    def arrive(self, at: slice, arrivals: int) -> bool:
-        """Counts a block's arrival at each counter in `at`; whether it was the last of `arrivals` (then, as that
-        block does, resets the counters)."""
+    def arrive(self, at: slice, arrivals: int, by: int = 1) -> bool:
+        """Counts a block's arrival (or `by` blocks' together) at each counter in `at`; whether it was the last of
+        `arrivals` (then, as that block does, resets the counters)."""
         c = self.counts[at]
-        c += 1
+        c += by
         if (c == arrivals).all():
             c[...] = 0
             return True

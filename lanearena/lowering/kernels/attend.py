@@ -1,0 +1,136 @@
+"""Attention variants (attend.cu): shared attention (every head of a kv group in one block, chunks folded by a second
+kernel) and attention in two words (the cache quantized to high and low words first); their calls and numpy twins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lanearena.lowering.kernels import twin
+from lanearena.lowering.kernels.attention import _chunk, _position, _weights
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, operand, ptr
+from lanearena.lowering.kernels.twin import F32, I8
+from lanearena.model import Launch, Step
+
+HD_MAX = 256
+"""The largest head attend.cu's kernels hold (a thread a value)."""
+
+
+def _shape(launch: Launch, step: Step):
+    q, kc, vc, pos, out = (operand(launch, step, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
+    heads, kv_heads = int(launch.params["heads"]), int(launch.params["kv_heads"])
+    hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
+    if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or hd > HD_MAX:
+        raise fail(launch, f"q {q.shape} is not {rows} rows of {heads} heads of at most {HD_MAX}, or {kv_heads} kv "
+                   "heads do not divide them")
+    if kc.length != length * kv_heads * hd or vc.shape != kc.shape:
+        raise fail(launch, f"a {kc.shape} cache is not {kv_heads} heads of {hd}")
+    return (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length
+
+
+def attention_shared_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(launch, step)
+    splits = int(launch.params.get("splits", 1))
+    ap = ptr(at.scratch("ap")) if splits > 1 else ptr(0)
+    args = (ptr(at.plain(out.name)), ap, *(ptr(at.plain(t.name)) for t in (q, kc, vc, pos)),
+            *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))))
+    calls = [KernelCall("attention_group", (splits, kv_heads, rows), THREADS, args)]
+    if splits > 1:
+        calls.append(KernelCall("attention_fold", (heads, rows, 1), THREADS,
+                                (ptr(at.plain(out.name)), ap, i32(heads), i32(hd), i32(splits))))
+    return calls
+
+
+def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, hd, length, chunk) -> None:
+    twin.check_block("attention_group", block)
+    splits, groups, rows = grid
+    heads, hd, length, chunk = int(heads), int(hd), int(length), int(chunk)
+    group, width = heads // groups, groups * hd
+    for r, g, c in np.ndindex(rows, groups, splits):  # a block a chunk of a group of a row
+        p = _position(dev, pos, r, length, "attention_group")
+        t0, t1 = c * chunk, min(c * chunk + chunk, p + 1, length)
+        for h in range(g * group, (g + 1) * group):
+            head = (r * heads + h) * hd
+            top, total, values = _chunk(dev, dev.download(int(q) + head * 4, F32, hd), kc, vc, t0, t1, width, g * hd)
+            if splits == 1:
+                dev.upload(int(out) + head * 4, values / total)
+                continue
+            dev.upload(int(ap) + ((r * heads + h) * splits + c) * (hd + 2) * 4,
+                       np.concatenate([[top, total], values]).astype(F32))
+
+
+def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
+    twin.check_block("attention_fold", block)
+    heads, hd, splits = int(heads), int(hd), int(splits)
+    for r, h in np.ndindex(grid[1], grid[0]):  # a block a head of a row
+        got = dev.download(int(ap) + (r * heads + h) * splits * (hd + 2) * 4, F32, splits * (hd + 2))
+        got = got.reshape(splits, hd + 2)
+        w = _weights(got[:, 0], got[:, 0].max())
+        dev.upload(int(out) + (r * heads + h) * hd * 4,
+                   twin.sum_in_order(got[:, 2:] * w[:, None]) / twin.sum_in_order(got[:, 1] * w))
+
+
+def attention_i8x2_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(launch, step)
+    if not step.numerics.two_words:
+        raise fail(launch, "an attention in two words runs under int8x2 numerics")
+    words = (ptr(at.scratch("ak")), ptr(at.scratch("aw")), ptr(at.scratch("as")))
+    return [
+        KernelCall("kv_two_words", (length, kv_heads, 1), THREADS,
+                   (*words, ptr(at.plain(kc.name)), ptr(at.plain(vc.name)), i32(length), i32(kv_heads), i32(hd))),
+        KernelCall("attention_two_words", (heads, rows, 1), THREADS,
+                   (ptr(at.plain(out.name)), ptr(at.plain(q.name)), *words, ptr(at.plain(pos.name)), i32(heads),
+                    i32(kv_heads), i32(hd), i32(length))),
+    ]
+
+
+def _two_words(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of `x` in two words with a scale a row: (high words, low words, scales)."""
+    s = (np.abs(x).max(axis=-1) / F32(127)).astype(F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(s[..., None] != 0, x / s[..., None], F32(0)).astype(F32)
+    hi = np.clip(np.rint(t), -127, 127)
+    lo = np.clip(np.rint((t - hi) * F32(127)), -127, 127)
+    return hi.astype(I8), lo.astype(I8), s
+
+
+def kv_two_words(dev, grid, block, ak, aw, asc, kc, vc, length, kv_heads, hd) -> None:
+    twin.check_block("kv_two_words", block)
+    length, kv_heads, hd = int(length), int(kv_heads), int(hd)
+    n = length * kv_heads * hd
+    for t in range(grid[0]):  # a block a row's head, a row of them at a time
+        at = t * kv_heads * hd
+        for cache, words, side in ((kc, ak, 0), (vc, aw, 1)):
+            hi, lo, s = _two_words(dev.download(int(cache) + at * 4, F32, kv_heads * hd).reshape(kv_heads, hd))
+            dev.upload(int(words) + at, hi.reshape(-1))
+            dev.upload(int(words) + n + at, lo.reshape(-1))
+            for g in range(kv_heads):
+                dev.upload(int(asc) + ((t * kv_heads + g) * 2 + side) * 4, s[g : g + 1])
+
+
+def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_heads, hd, length) -> None:
+    twin.check_block("attention_two_words", block)
+    heads, kv_heads, hd, length = int(heads), int(kv_heads), int(hd), int(length)
+    n = length * kv_heads * hd
+    for r, h in np.ndindex(grid[1], grid[0]):  # a block a head of a row
+        g = h // (heads // kv_heads)
+        t1 = min(_position(dev, pos, r, length, "attention_two_words") + 1, length)
+
+        keys, ks = _cache_rows(dev, ak, asc, 0, n, length, kv_heads, hd, t1, g)
+        values, vs = _cache_rows(dev, aw, asc, 1, n, length, kv_heads, hd, t1, g)
+        head = (r * heads + h) * hd
+        scores = (keys @ dev.download(int(q) + head * 4, F32, hd)) * ks * (F32(1) / np.sqrt(F32(hd)))
+        e = np.exp(scores - scores.max())
+        dev.upload(int(out) + head * 4, (e * vs) @ values / e.sum(dtype=F32))
+
+
+def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, hd: int, t1: int, g: int):
+    """Rows [0, t1) of kv head g of a cache in two words (high + low / 127) and their scales (`side` 0: keys')."""
+    hi = dev.download(int(words), I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
+    lo = dev.download(int(words) + n, I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
+    s = dev.download(int(asc), F32, length * kv_heads * 2).reshape(length, kv_heads, 2)[:t1, g, side]
+    return hi + lo / F32(127), s
+
+
+CALLS = {"attention_shared": attention_shared_calls, "attention_i8x2": attention_i8x2_calls}
+TWINS = {"attention_group": attention_group, "attention_fold": attention_fold, "kv_two_words": kv_two_words,
+         "attention_two_words": attention_two_words}
