@@ -1,0 +1,73 @@
+"""Located errors for the drivers: a parser that records where each op was written, a verifier that names the op at
+fault by its location, and one `file:line:col: error: ...` line for any error."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+
+from lanearena.dialects.located import where
+
+_LOCATED = re.compile(r"^(\S+?:\d+:\d+): (?:error: )?")
+
+
+class LocatingParser(Parser):
+    """xDSL's parser, giving each op it parses without a `loc(...)` of its own the place it starts (as MLIR does), so
+    that errors about it can say where it was written."""
+
+    def __init__(self, ctx: Context, text: str | bytes, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self.line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            loc = span.get_location()
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line + self.line_offset), IntAttr(loc.col))
+        return op
+
+
+def parse_located(
+    ctx: Context, text: str | bytes, name: str, line_offset: int = 0, implicit_module: bool = True
+) -> ModuleOp:
+    """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located."""
+    try:
+        return LocatingParser(ctx, text, name, line_offset).parse_module(implicit_module)
+    except ParseError as e:
+        e.span = dataclasses.replace(e.span, line_offset=line_offset)
+        raise
+
+
+def verify_located(module: ModuleOp) -> None:
+    """Verifies `module` op by op, outermost first, raising a `LocatedDiagnostic` for the first op that fails."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as e:  # xDSL's verifiers raise VerifyException, ValueError or plain Exception
+            message = str(e) or type(e).__name__
+            if _LOCATED.match(message):
+                raise LocatedDiagnostic(message) from e
+            raise LocatedDiagnostic(f"{where(op)}'{op.name}' op {message}") from e
+
+
+class LocatedDiagnostic(Exception):
+    """An error whose message starts with the location it is about (or with nothing where it has none)."""
+
+
+def error_line(error: BaseException, fallback: str) -> str:
+    """`error` as one line `file:line:col: error: message` (`fallback: error: message` where it has no location)."""
+    if isinstance(error, ParseError):
+        loc = error.span.get_location()
+        return f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}"
+    message = " ".join(str(error).split("\n")[0:1]) or type(error).__name__
+    located = _LOCATED.match(message)
+    if located:
+        return f"{located.group(1)}: error: {message[located.end():]}"
+    return f"{fallback}: error: {message}"
