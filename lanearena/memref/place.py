@@ -50,6 +50,8 @@ class AllocIntoView(RewritePattern):
         kind = op.memref.type
         assert isinstance(kind, MemRefType)
         shift = arith.ConstantOp(IntegerAttr(offset, IndexType()))
+        if op.memref.name_hint is not None:
+            shift.result.name_hint = f"{op.memref.name_hint}_offset"
         rewriter.insert(shift, InsertPoint.before(op))
         rewriter.replace(op, memref.ViewOp(arena.memref, shift.result, (), kind))
 

@@ -8,9 +8,11 @@ import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import AttributeInvT
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
 
 from lanearena.dialects.located import where
 
@@ -24,6 +26,22 @@ class LocatingParser(Parser):
     def __init__(self, ctx: Context, text: str | bytes, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
+        self._first_use: dict[str, Span] = {}
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
+        if operand.operand_name not in self.ssa_values:
+            self._first_use.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            # xDSL reports values never defined at the end of the input: name the first use of the first instead
+            undefined = next(iter(self.forward_ssa_references), None)
+            if undefined is None or undefined not in self._first_use:
+                raise
+            raise ParseError(self._first_use[undefined], f"use of undeclared value `%{undefined}`") from e
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
