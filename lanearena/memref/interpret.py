@@ -175,7 +175,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
         source = strided(args[0])
         sizes, strides = [], []
         for group in op.reassociation:
-            dims = [d.data for d in group]
+            dims = [d.value.data for d in group]
             sizes.append(prod(source.shape[d] for d in dims))
             strides.append(source.strides[dims[-1]] if dims else 1)
         return (_at(source, 0, source.element_type, sizes, strides),)
@@ -189,7 +189,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
         strides = [0] * len(shape)
         for source_dim, group in enumerate(op.reassociation):
             step = source.strides[source_dim]
-            for d in reversed([d.data for d in group]):
+            for d in reversed([d.value.data for d in group]):
                 strides[d] = step
                 step *= shape[d]
         return (_at(source, 0, source.element_type, shape, strides),)
