@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import affine, func, memref, scf
+from xdsl.dialects import affine, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     ComplexType,
@@ -180,8 +180,8 @@ _SCALARS = (IntegerType, IndexType, AnyFloat, ComplexType, VectorType)
 
 def _escape(user: Operation, value: SSAValue) -> str | None:
     """How using `value` in `user` may let its bytes outlive its last use, or None when it may
-    not: a terminator passes it out of its region, a store keeps it, and an op that is not a known alias and gives
-    anything but numbers may give it back. A call that gives only numbers counts as a use while it runs (a callee
+    not: a terminator passes it out of its region, a store keeps it, an asynchronous op may use it after it returns,
+    and an op that is not a known alias and gives anything but numbers may give it back. A call that gives only numbers counts as a use while it runs (a callee
     must not keep a buffer it was lent, as MLIR's ownership-based deallocation also assumes)."""
     if user.has_trait(IsTerminator):
         return f"escapes through {user.name}"
@@ -192,6 +192,8 @@ def _escape(user: Operation, value: SSAValue) -> str | None:
     source = ALIASES.get(type(user))
     if source is not None and getattr(user, source) is value:
         return None
+    if any(isinstance(r.type, gpu.AsyncTokenType) for r in user.results):
+        return f"{user.name} is asynchronous: it may use it after it returns"
     if any(not isinstance(r.type, _SCALARS) for r in user.results):
         return f"{user.name} may give it back"
     return None

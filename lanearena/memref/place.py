@@ -91,7 +91,8 @@ def place_function(function: func.FuncOp, algorithm: str, align: int, time_limit
     views = {life.alloc: (arena, offset) for life, offset in zip(lives.lives, result.offsets)}
     deallocs = {d for life in lives.lives for d in life.deallocs}
     PatternRewriteWalker(
-        GreedyRewritePatternApplier([AllocIntoView(views), DropDealloc(deallocs)]), apply_recursively=False
+        GreedyRewritePatternApplier([AllocIntoView(views), DropDealloc(deallocs)], dce_enabled=False),
+        apply_recursively=False,
     ).rewrite_region(function.body)
 
 

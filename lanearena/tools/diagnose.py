@@ -3,7 +3,6 @@ fault by its location, and one `file:line:col: error: ...` line for any error.""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from xdsl.context import Context
@@ -23,9 +22,8 @@ class LocatingParser(Parser):
     """xDSL's parser, giving each op it parses without a `loc(...)` of its own the place it starts (as MLIR does), so
     that errors about it can say where it was written."""
 
-    def __init__(self, ctx: Context, text: str | bytes, name: str, line_offset: int = 0):
+    def __init__(self, ctx: Context, text: str | bytes, name: str):
         super().__init__(ctx, text, name)
-        self.line_offset = line_offset
         self._first_use: dict[str, Span] = {}
 
     def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
@@ -48,19 +46,19 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
             loc = span.get_location()
-            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line + self.line_offset), IntAttr(loc.col))
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
         return op
 
 
 def parse_located(
     ctx: Context, text: str | bytes, name: str, line_offset: int = 0, implicit_module: bool = True
 ) -> ModuleOp:
-    """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located."""
-    try:
-        return LocatingParser(ctx, text, name, line_offset).parse_module(implicit_module)
-    except ParseError as e:
-        e.span = dataclasses.replace(e.span, line_offset=line_offset)
-        raise
+    """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located. The text is
+    parsed after `line_offset` empty lines, so that every location found while parsing (ours, xDSL's, those the
+    `lane` ops record) counts lines from the top of the file."""
+    padding = "\n" * line_offset
+    text = padding.encode() + text if isinstance(text, bytes) else padding + text
+    return LocatingParser(ctx, text, name).parse_module(implicit_module)
 
 
 def verify_located(module: ModuleOp) -> None:

@@ -172,3 +172,41 @@ func.func @blocks() {
 // CHECK-LABEL: func.func @blocks
 // CHECK-NEXT:    %a = memref.alloc() {lanearena.own = "the function has more than one block"} : memref<4xf32>
 
+// -----
+
+// GPU launches: a synchronous launch_func is a use while it runs, an asynchronous one keeps its own allocation; a
+// use inside gpu.launch is a use for the whole launch, and an allocation inside it keeps its own (one per thread).
+// Nothing else changes: the unused load stays.
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() ({
+    ^bb0(%m: memref<16xf32>):
+      "gpu.return"() : () -> ()
+    }) {function_type = (memref<16xf32>) -> (), sym_name = "k", gpu.kernel} : () -> ()
+  }) : () -> ()
+  func.func @gpu() {
+    %c1 = arith.constant 1 : index
+    %a = memref.alloc() : memref<16xf32>
+    "gpu.launch_func"(%c1, %c1, %c1, %c1, %c1, %c1, %a) <{kernel = @kernels::@k, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (index, index, index, index, index, index, memref<16xf32>) -> ()
+    %b = memref.alloc() : memref<16xf32>
+    %t = "gpu.launch_func"(%c1, %c1, %c1, %c1, %c1, %c1, %b) <{kernel = @kernels::@k, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (index, index, index, index, index, index, memref<16xf32>) -> !gpu.async.token
+    %c = memref.alloc() : memref<16xf32>
+    "gpu.launch"(%c1, %c1, %c1, %c1, %c1, %c1) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
+    ^bb0(%g0: index, %g1: index, %g2: index, %g3: index, %g4: index, %g5: index, %g6: index, %g7: index, %g8: index, %g9: index, %g10: index, %g11: index):
+      %d = memref.alloc() : memref<16xf32>
+      %c0 = arith.constant 0 : index
+      %v = memref.load %c[%c0] : memref<16xf32>
+      "gpu.terminator"() : () -> ()
+    }) : (index, index, index, index, index, index) -> ()
+    %e = memref.alloc() : memref<16xf32>
+    func.return
+  }
+}
+
+// CHECK-LABEL: func.func @gpu
+// CHECK:         %a = memref.view %arena
+// CHECK:         %b = memref.alloc() {lanearena.own = "gpu.launch_func is asynchronous: it may use it after it returns"} : memref<16xf32>
+// CHECK:         %c = memref.view %arena
+// CHECK:         %d = memref.alloc() {lanearena.own = "inside gpu.launch, whose regions may run side by side"} : memref<16xf32>
+// CHECK:         memref.load %c[%c0] : memref<16xf32>
+// CHECK:         %e_offset = arith.constant 0 : index
