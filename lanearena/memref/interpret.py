@@ -14,7 +14,6 @@ from math import prod
 from typing import Any
 
 import numpy
-
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, FloatAttr, MemRefType, PackableType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
