@@ -12,6 +12,7 @@ from xdsl.irdl import AttributeInvT
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from lanearena.dialects.located import where
 
@@ -32,6 +33,8 @@ class LocatingParser(Parser):
         return super().resolve_operand(operand, type)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])  # an empty file (or one of comments) is an empty module, as for mlir-opt
         try:
             return super().parse_module(allow_implicit_module)
         except ParseError as e:
@@ -43,7 +46,12 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except Exception as e:  # some ops' parsers build and check the op as they go: the error is this op's
+            raise ParseError(span, (str(e).splitlines() or [type(e).__name__])[0]) from e
         if isinstance(op.location, UnknownLoc):
             loc = span.get_location()
             op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
@@ -56,9 +64,14 @@ def parse_located(
     """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located. The text is
     parsed after `line_offset` empty lines, so that every location found while parsing (ours, xDSL's, those the
     `lane` ops record) counts lines from the top of the file."""
-    padding = "\n" * line_offset
-    text = padding.encode() + text if isinstance(text, bytes) else padding + text
-    return LocatingParser(ctx, text, name).parse_module(implicit_module)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode()
+        except UnicodeDecodeError as e:
+            line = text.count(b"\n", 0, e.start) + 1 + line_offset
+            col = e.start - (text.rfind(b"\n", 0, e.start) + 1) + 1
+            raise LocatedDiagnostic(f"{name}:{line}:{col}: not UTF-8 text: byte 0x{text[e.start]:02x}") from None
+    return LocatingParser(ctx, "\n" * line_offset + text, name).parse_module(implicit_module)
 
 
 def verify_located(module: ModuleOp) -> None:
@@ -81,7 +94,10 @@ def error_line(error: BaseException, fallback: str) -> str:
     """`error` as one line `file:line:col: error: message` (`fallback: error: message` where it has no location)."""
     if isinstance(error, ParseError):
         loc = error.span.get_location()
-        return f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}"
+        message = error.msg
+        if message[:1].isspace():  # xDSL gives some errors only their context (" in block definition")
+            message = f"unexpected {repr(error.span.text) if error.span.text else 'end of file'}{message}"
+        return f"{loc.file}:{loc.line}:{loc.col}: error: {message}"
     message = " ".join(str(error).split("\n")[0:1]) or type(error).__name__
     located = _LOCATED.match(message)
     if located:

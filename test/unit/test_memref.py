@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,40 @@ def test_random_functions_print_the_same_placed(tmp_path_factory, data, algorith
     tmp = tmp_path_factory.mktemp("random")
     before = _run(text, tmp, "before.mlir")
     assert _run(str(module), tmp, "after.mlir") == before
+
+
+# --- malformed input -----------------------------------------------------------------------------------------------
+
+_LOCATED_LINE = r"^\S+:\d+:\d+: error: \S"
+_SOURCES = [ROOT / "examples" / "memref.mlir", ROOT / "test" / "filecheck" / "memref" / "run" / "while.mlir"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_SOURCES), st.data())
+def test_malformed_input_is_one_located_error(tmp_path_factory, source, data):
+    """A file cut short, or with a few bytes changed, deleted or repeated, is placed or gets one located error line
+    and exit status 1, never a traceback."""
+    text = source.read_bytes()
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(text) - 1))
+        edit = data.draw(st.sampled_from(["cut", "byte", "delete", "repeat"]))
+        if edit == "cut":
+            text = text[:at]
+        elif edit == "byte":
+            text = text[:at] + bytes([data.draw(st.sampled_from(b"%{}()<>[]:,=x0 \n\xff"))]) + text[at + 1:]
+        elif edit == "delete":
+            text = text[:at] + text[at + data.draw(st.integers(1, 20)):]
+        else:
+            text = text[:at] + text[at:at + data.draw(st.integers(1, 20))] + text[at:]
+        if not text:
+            break
+    path = tmp_path_factory.mktemp("malformed") / "bad.mlir"
+    path.write_bytes(text)
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        status = opt.main([str(path), "-p", "memref-arena-place"])
+    lines = err.getvalue().splitlines()
+    if status == 0:
+        assert lines == []
+    else:
+        assert status == 1 and len(lines) == 1 and re.match(_LOCATED_LINE, lines[0]), err.getvalue()
