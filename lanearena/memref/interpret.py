@@ -20,6 +20,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
+from xdsl.utils.exceptions import InterpretationError
 
 from lanearena.memref.lifetimes import ARENA_ATTR
 
@@ -36,8 +37,8 @@ class StridedArray(ShapedArray[Any]):
     base: RawPtr
 
     def offset(self, index: Sequence[int]) -> int:
-        if len(index) != len(self.shape):
-            raise ValueError(f"Invalid indices {index} for shape {self.shape}")
+        if len(index) != len(self.shape) or not all(0 <= i < n for i, n in zip(index, self.shape)):
+            raise IndexError(f"index {list(index)} lies outside a memref of shape {self.shape}")
         return sum(i * s for i, s in zip(index, self.strides))
 
     @property
@@ -125,10 +126,8 @@ class ByteMemrefFunctions(InterpreterFunctions):
         xtype = xtype_for_el_type(kind.get_element_type(), interpreter.index_bitwidth)
         raw = source.data_ptr.raw + shift.value.data
         size = prod(shape) * xtype.compile_time_size
-        interpreter.interpreter_assert(
-            0 <= raw.offset - source.base.offset and raw.offset + size <= len(source.base.memory),
-            f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source",
-        )
+        if not 0 <= shift.value.data <= source.size * source.element_bytes() - size:  # a 1-D i8 source
+            raise InterpretationError(f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source")
         if isinstance(op.source.owner, memref.AllocOp) and ARENA_ATTR in op.source.owner.attributes:
             raw.memory[raw.offset:raw.offset + size] = bytearray([POISON]) * size
         return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), source.base),)

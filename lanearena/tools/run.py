@@ -9,15 +9,31 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from xdsl.interpreter import Interpreter
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter, PythonValues
+from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.tools.xdsl_run import xDSLRunMain
 from xdsl.traits import CallableOpInterface
 
+from lanearena.dialects.located import where
 from lanearena.memref.interpret import register
 from lanearena.tools.diagnose import error_line, parse_located, verify_located
 
 PROG = "lanearena-run"
+
+
+class _Running(Interpreter.Listener):
+    """The ops being interpreted, innermost last: when one fails, the last is where."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        self.ops.append(op)
+
+    def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
+        self.ops.pop()
 
 
 class LanearenaRunMain(xDSLRunMain):
@@ -54,20 +70,25 @@ class LanearenaRunMain(xDSLRunMain):
                 raise
             print(error_line(e, name), file=sys.stderr)
             return 1
+        running = _Running()
         try:
-            result = self._call(module)
-        except Exception as e:  # the interpreter's errors carry no location: name the function
+            result = self._call(module, running)
+        except Exception as e:  # located at the op being interpreted when it failed
             if self.args.debug:
                 raise
-            print(f"{name}: error: while running @{self.args.symbol}: {error_line(e, '').split(': error: ', 1)[-1]}",
-                  file=sys.stderr)
+            message = (str(e).splitlines() or [type(e).__name__])[0]
+            op = running.ops[-1] if running.ops else None
+            at = (where(op) if op is not None else "") or f"{name}: "
+            what = f"'{op.name}': " if op is not None else ""
+            print(f"{at}error: while running @{self.args.symbol}: {what}{message}", file=sys.stderr)
             return 1
         if self.args.verbose:
             print(f"result: {result[0]}" if len(result) == 1 else f"result: ({', '.join(map(str, result))})")
         return 0
 
-    def _call(self, module) -> tuple:
-        interpreter = Interpreter(module, index_bitwidth=self.args.index_bitwidth)
+    def _call(self, module: ModuleOp, running: _Running) -> PythonValues:
+        """The results of calling the function, `running` following the ops interpreted."""
+        interpreter = Interpreter(module, index_bitwidth=self.args.index_bitwidth, listeners=(running,))
         self.register_implementations(interpreter)
         parser = Parser(self.ctx, self.args.args, "args")
         attrs = parser.parse_optional_undelimited_comma_separated_list(
