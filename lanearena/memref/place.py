@@ -20,6 +20,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import placement
+from lanearena.dialects.located import where
 from lanearena.memref.lifetimes import ARENA_ATTR, FunctionLives, function_lives
 from lanearena.model import ALIGN
 
@@ -78,6 +79,9 @@ def place_function(function: func.FuncOp, algorithm: str, align: int, time_limit
         return
     problem = buffers(lives, align)
     result = placement.place(problem, algorithm, alignment=align, time_limit=time_limit)
+    problems = placement.check(problem, result.offsets, align)
+    if problems:  # never expected: the placer's output is checked here so that a fault in it cannot pass silently
+        raise DiagnosticException(f"{where(function)}memref-arena-place: invalid placement: {problems[0]}")
     block = function.body.block
     arena = memref.AllocOp.get(i8, align, [result.height])
     arena.memref.name_hint = "arena"
