@@ -5,6 +5,7 @@ prints what the original prints and that no two live buffers share a byte."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, printf, scf
 from xdsl.dialects.builtin import Builtin, IntegerAttr
+from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import placement
 from lanearena.memref.lifetimes import ARENA_ATTR, function_lives
@@ -81,13 +83,32 @@ def test_example_is_at_the_lower_bound(tmp_path):
     assert _run(text, tmp_path, "before.mlir") == _run(placed, tmp_path, "after.mlir")
 
 
-@pytest.mark.parametrize("argv", [["--debug-nothing"], ["-p", "memref-arena-place{align=-1}"]])
-def test_opt_bad_options_exit_nonzero(argv, tmp_path, capsys):
+@pytest.mark.parametrize("passes", ["memref-arena-place{align=-1}", "memref-arena-place{algorithm=x}", "nope"])
+def test_opt_bad_pass_options_exit_1(passes, tmp_path, capsys):
     path = tmp_path / "f.mlir"
     path.write_text("func.func @f() {\n  func.return\n}\n")
-    with contextlib.suppress(SystemExit):
-        assert opt.main([str(path), *argv]) == 1
-    assert "Traceback" not in capsys.readouterr().err
+    assert opt.main([str(path), "-p", passes]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lanearena-opt: error: bad pass pipeline: ") and "Traceback" not in err
+
+
+def test_a_faulty_placement_is_refused(monkeypatch):
+    text = """func.func @f(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  memref.store %x, %a[%c0] : memref<4xf32>
+  memref.store %x, %b[%c0] : memref<4xf32>
+  func.return
+}"""
+    real = placement.place
+
+    def overlapping(problem, *args, **kwargs):
+        return dataclasses.replace(real(problem, *args, **kwargs), offsets=[0] * len(problem))
+
+    monkeypatch.setattr(placement, "place", overlapping)
+    with pytest.raises(DiagnosticException, match=r"^f.mlir:1:1: memref-arena-place: invalid placement: buffers"):
+        MemrefArenaPlace().apply(_context(), parse_located(_context(), text, "f.mlir"))
 
 
 # --- random functions ----------------------------------------------------------------------------------------------
