@@ -64,7 +64,8 @@ class LanearenaRunMain(xDSLRunMain):
             return 1
         try:
             module = parse_located(self.ctx, text, name, 0, not self.args.no_implicit_module)
-            verify_located(module)
+            if not self.args.disable_verify:
+                verify_located(module)
         except Exception as e:  # a located line, not a traceback
             if self.args.debug:
                 raise

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import itertools
 import re
 from pathlib import Path
 
@@ -109,6 +110,27 @@ def test_a_faulty_placement_is_refused(monkeypatch):
     monkeypatch.setattr(placement, "place", overlapping)
     with pytest.raises(DiagnosticException, match=r"^f.mlir:1:1: memref-arena-place: invalid placement: buffers"):
         MemrefArenaPlace().apply(_context(), parse_located(_context(), text, "f.mlir"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 300), min_size=1, max_size=40), st.sampled_from([1, 64, 256]))
+def test_a_chain_of_short_lived_buffers_is_at_the_lower_bound(sizes, align):
+    """Each buffer is written, then read while the next is written: two live at a time, at the bound with `best`."""
+    lines = ["func.func @chain(%x: f32) -> f32 {", "  %c0 = arith.constant 0 : index"]
+    for k, n in enumerate(sizes):
+        lines.append(f"  %b{k} = memref.alloc() : memref<{n}xf32>")
+        value = "%x" if k == 0 else f"%v{k - 1}"
+        if k:
+            lines.append(f"  %v{k - 1} = memref.load %b{k - 1}[%c0] : memref<{sizes[k - 1]}xf32>")
+        lines.append(f"  memref.store {value}, %b{k}[%c0] : memref<{n}xf32>")
+    lines += [f"  %r = memref.load %b{len(sizes) - 1}[%c0] : memref<{sizes[-1]}xf32>", "  func.return %r : f32", "}"]
+    module = parse_located(_context(), "\n".join(lines), "chain.mlir")
+    MemrefArenaPlace(align=align).apply(_context(), module)
+    arena = next(op for op in module.walk() if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes)
+    assert arena.attributes[ARENA_ATTR] == arena.attributes["lanearena.lower_bound"]
+    rounded = [-(-4 * n // align) * align for n in sizes]
+    assert arena.attributes[ARENA_ATTR].value.data == max(
+        [rounded[0]] + [a + b for a, b in itertools.pairwise(rounded)])
 
 
 # --- random functions ----------------------------------------------------------------------------------------------
