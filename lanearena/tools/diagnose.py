@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import AttributeInvT
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import ParseError
@@ -40,7 +41,7 @@ class LocatingParser(Parser):
         except ParseError as e:
             # xDSL reports values never defined at the end of the input: name the first use of the first instead
             undefined = next(iter(self.forward_ssa_references), None)
-            if undefined is None or undefined not in self._first_use:
+            if not e.msg.startswith("values used but not defined") or undefined not in self._first_use:
                 raise
             raise ParseError(self._first_use[undefined], f"use of undeclared value `%{undefined}`") from e
 
@@ -75,7 +76,8 @@ def parse_located(
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verifies `module` op by op, outermost first, raising a `LocatedDiagnostic` for the first op that fails."""
+    """Verifies `module` op by op, outermost first, then the dominance of every use in a function, raising a
+    `LocatedDiagnostic` for the first op that fails."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
@@ -84,6 +86,45 @@ def verify_located(module: ModuleOp) -> None:
             if _LOCATED.match(message):
                 raise LocatedDiagnostic(message) from e
             raise LocatedDiagnostic(f"{where(op)}'{op.name}' op {message}") from e
+    verify_dominance(module)
+
+
+def verify_dominance(module: ModuleOp) -> None:
+    """Within every `func.func`, each operand is defined before its use: earlier in the same block, or in a block
+    that holds the use (xDSL's verifier does not check this; MLIR's does). Uses across the blocks of one region
+    (unstructured control flow) are not checked."""
+    order: dict[Block, dict[Operation, int]] = {}
+    for function in [op for op in module.walk() if isinstance(op, func.FuncOp)]:
+        for op in function.walk():
+            for i, operand in enumerate(op.operands):
+                block = operand.block if isinstance(operand, BlockArgument) else operand.owner.parent_block()
+                if block is None:
+                    continue
+                user = op
+                while user is not None and user.parent_block() is not block:
+                    user = user.parent_op()
+                if user is None:
+                    if _region_holds(block.parent, op):
+                        continue  # another block of the same region: a question for CFG dominance
+                    message = "is used outside the region that defines it"
+                elif isinstance(operand, BlockArgument):
+                    continue
+                else:
+                    at = order.setdefault(block, {o: k for k, o in enumerate(block.ops)})
+                    if at[operand.owner] < at[user]:
+                        continue
+                    message = "does not dominate this use"
+                name = f" (%{operand.name_hint})" if operand.name_hint else ""
+                raise LocatedDiagnostic(f"{where(op)}'{op.name}' op operand #{i}{name} {message}")
+
+
+def _region_holds(region: Region | None, op: Operation) -> bool:
+    """Whether `op` is inside `region`, at any depth."""
+    while op is not None:
+        if op.parent_region() is region:
+            return True
+        op = op.parent_op()
+    return False
 
 
 class LocatedDiagnostic(Exception):

@@ -74,3 +74,13 @@ func.func @view() {
   %v = memref.view %a[%c][] : memref<4x4xi8> to memref<4xf32>
   func.return
 }
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:3: error: 'memref.load' op operand #0 (%late) does not dominate this use
+func.func @dominance() {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %late[%c0] : memref<4xf32>
+  %late = memref.alloc() : memref<4xf32>
+  func.return
+}
