@@ -110,7 +110,9 @@ def verify_dominance(module: ModuleOp) -> None:
                 elif isinstance(operand, BlockArgument):
                     continue
                 else:
-                    at = order.setdefault(block, {o: k for k, o in enumerate(block.ops)})
+                    if block not in order:
+                        order[block] = {o: k for k, o in enumerate(block.ops)}
+                    at = order[block]
                     if at[operand.owner] < at[user]:
                         continue
                     message = "does not dominate this use"
