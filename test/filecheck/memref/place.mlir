@@ -1,5 +1,6 @@
 // RUN: lanearena-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
 // RUN: lanearena-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy},memref-arena-place' | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
 
 // What memref-arena-place places, where, and what it leaves alone and why (`lanearena.own`). Placing again
 // changes nothing: an arena is never placed.
