@@ -87,7 +87,8 @@ def element_bytes(element: Attribute) -> int | None:
 
 
 def function_lives(function: func.FuncOp, align: int) -> FunctionLives:
-    """The lives of `function`'s allocations; an allocation asking for an alignment above `align` keeps its own."""
+    """The lives of `function`'s allocations in an arena whose offsets are multiples of `align`: an allocation that
+    needs an alignment (its `alignment`, else its element's bytes) that does not divide `align` keeps its own."""
     allocs = [op for op in function.walk() if isinstance(op, memref.AllocOp) and ARENA_ATTR not in op.attributes]
     if len(function.body.blocks) > 1:
         return FunctionLives([], [Kept(a, "the function has more than one block") for a in allocs])
@@ -135,8 +136,9 @@ def _placeable(alloc: memref.AllocOp, function: func.FuncOp, align: int) -> tupl
     size = prod(kind.get_shape()) * width
     if size == 0:
         return 0, "no bytes"
-    if alloc.alignment is not None and alloc.alignment.value.data > align:
-        return 0, f"alignment {alloc.alignment.value.data} above the arena's {align}"
+    need = width if alloc.alignment is None else alloc.alignment.value.data  # asked for, or the elements' own
+    if align % need:
+        return 0, f"alignment {need} does not divide the arena's {align}"
     op = alloc.parent_op()
     while op is not function and op is not None:
         if not isinstance(op, SEQUENTIAL):
@@ -179,10 +181,10 @@ _SCALARS = (IntegerType, IndexType, AnyFloat, ComplexType, VectorType)
 
 
 def _escape(user: Operation, value: SSAValue) -> str | None:
-    """How using `value` in `user` may let its bytes outlive its last use, or None when it may
-    not: a terminator passes it out of its region, a store keeps it, an asynchronous op may use it after it returns,
-    and an op that is not a known alias and gives anything but numbers may give it back. A call that gives only numbers counts as a use while it runs (a callee
-    must not keep a buffer it was lent, as MLIR's ownership-based deallocation also assumes)."""
+    """How using `value` in `user` may let its bytes outlive its last use, or None when it may not: a terminator
+    passes it out of its region, a store keeps it, an asynchronous op may use it after it returns, and an op that is
+    not a known alias and gives anything but numbers may give it back. A call that gives only numbers counts as a use
+    while it runs (a callee must not keep a buffer it was lent, as MLIR's ownership-based deallocation assumes)."""
     if user.has_trait(IsTerminator):
         return f"escapes through {user.name}"
     if isinstance(user, memref.StoreOp) and user.value is value:

@@ -102,9 +102,9 @@ def place_function(function: func.FuncOp, algorithm: str, align: int, time_limit
 
 @dataclass(frozen=True)
 class MemrefArenaPlace(ModulePass):
-    """Options as `lane-arena-place`'s: `algorithm` (greedy, best-fit, portfolio, best: the default), `align` (bytes
-    every offset and the arena are aligned to; each size is rounded up to it), `time_limit` (seconds of search a
-    function, for `best`)."""
+    """Options as `lane-arena-place`'s: `algorithm` (greedy, best-fit, portfolio, best: the default), `align` (a power
+    of two: bytes every offset and the arena are aligned to; each size is rounded up to it), `time_limit` (seconds of
+    search a function, for `best`)."""
 
     name = "memref-arena-place"
 
@@ -117,8 +117,8 @@ class MemrefArenaPlace(ModulePass):
             raise DiagnosticException(
                 f"{self.name}: unknown algorithm '{self.algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
             )
-        if self.align <= 0:
-            raise DiagnosticException(f"{self.name}: align must be positive, not {self.align}")
+        if self.align <= 0 or self.align & (self.align - 1):
+            raise DiagnosticException(f"{self.name}: align must be a power of two, not {self.align}")
         if not self.time_limit > 0:
             raise DiagnosticException(f"{self.name}: time_limit must be positive, not {self.time_limit}")
 

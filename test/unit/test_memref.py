@@ -113,7 +113,7 @@ def test_a_faulty_placement_is_refused(monkeypatch):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(1, 300), min_size=1, max_size=40), st.sampled_from([1, 64, 256]))
+@given(st.lists(st.integers(1, 300), min_size=1, max_size=40), st.sampled_from([4, 64, 256]))
 def test_a_chain_of_short_lived_buffers_is_at_the_lower_bound(sizes, align):
     """Each buffer is written, then read while the next is written: two live at a time, at the bound with `best`."""
     lines = ["func.func @chain(%x: f32) -> f32 {", "  %c0 = arith.constant 0 : index"]

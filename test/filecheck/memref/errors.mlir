@@ -1,6 +1,7 @@
 // RUN: lanearena-opt %s --split-input-file --verify-diagnostics | filecheck %s
 // RUN: not lanearena-opt %s --split-input-file 2>&1 | filecheck %s
 // RUN: not lanearena-opt %s -p 'memref-arena-place{align=0}' 2>&1 | filecheck %s --check-prefix=ALIGN
+// RUN: not lanearena-opt %s -p 'memref-arena-place{align=48}' 2>&1 | filecheck %s --check-prefix=ALIGN48
 // RUN: not lanearena-opt %s -p 'memref-arena-place{algorithm=fast}' 2>&1 | filecheck %s --check-prefix=ALGORITHM
 // RUN: not lanearena-opt %s -p 'memref-arena-place{size=3}' 2>&1 | filecheck %s --check-prefix=OPTION
 // RUN: not lanearena-opt %s -p 'memref-arena-place{align=' 2>&1 | filecheck %s --check-prefix=SPEC
@@ -11,7 +12,8 @@
 // --verify-diagnostics the lines go to stdout and the status is 0. Lines count from the top of the file in every
 // chunk.
 
-// ALIGN: lanearena-opt: error: bad pass pipeline: memref-arena-place: align must be positive, not 0
+// ALIGN: lanearena-opt: error: bad pass pipeline: memref-arena-place: align must be a power of two, not 0
+// ALIGN48: lanearena-opt: error: bad pass pipeline: memref-arena-place: align must be a power of two, not 48
 // ALGORITHM: lanearena-opt: error: bad pass pipeline: memref-arena-place: unknown algorithm 'fast' (one of best, greedy, best-fit, portfolio)
 // OPTION: lanearena-opt: error: bad pass pipeline: {{.*}}["size"] not found in expected arguments
 // SPEC: lanearena-opt: error: bad pass pipeline: Error parsing pass pipeline specification

@@ -117,7 +117,7 @@ func.func @kept(%n: index) {
 // CHECK-NEXT:    %dyn = memref.alloc(%n) {lanearena.own = "dynamic sizes"} : memref<?xf32>
 // CHECK-NEXT:    %strided = memref.alloc() {lanearena.own = "a layout other than the identity"} : memref<4xf32, strided<[2]>>
 // CHECK-NEXT:    %space = memref.alloc() {lanearena.own = "a memory space other than the default"} : memref<4xf32, 1 : i64>
-// CHECK-NEXT:    %aligned = memref.alloc() {alignment = 1024 : i64, lanearena.own = "alignment 1024 above the arena's 256"} : memref<4xf32>
+// CHECK-NEXT:    %aligned = memref.alloc() {alignment = 1024 : i64, lanearena.own = "alignment 1024 does not divide the arena's 256"} : memref<4xf32>
 // CHECK-NEXT:    %placed_offset = arith.constant 0 : index
 // CHECK-NEXT:    %placed = memref.view %arena[%placed_offset][] : memref<256xi8> to memref<4xf32>
 
