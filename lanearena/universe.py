@@ -27,6 +27,12 @@ def _verify():
     return LaneArenaVerify
 
 
+def _memref_place():
+    from lanearena.memref.place import MemrefArenaPlace
+
+    return MemrefArenaPlace
+
+
 def _pycuda():
     from lanearena.lowering.target import LanePycuda
 
@@ -35,6 +41,10 @@ def _pycuda():
 
 LANEARENA_UNIVERSE = Universe(
     all_dialects={"lane": _lane, "arena": _arena},
-    all_passes={"lane-arena-place": _place, "lane-arena-verify": _verify},
+    all_passes={
+        "lane-arena-place": _place,
+        "lane-arena-verify": _verify,
+        "memref-arena-place": _memref_place,
+    },
     all_targets={"lane-pycuda": _pycuda},
 )

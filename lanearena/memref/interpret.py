@@ -1,0 +1,223 @@
+"""Memrefs over real bytes for xDSL's interpreter: the alias ops (`memref.view`, `memref.subview`, `memref.cast`,
+`memref.reinterpret_cast`, `memref.collapse_shape`, `memref.expand_shape`) give arrays that share their source's
+bytes, so two views of one arena share bytes as they would when compiled. Every fresh allocation, and every view of
+an arena made by `memref-arena-place` (the allocation it stands for), is poisoned: 0xFF bytes, NaN for floats, -1
+for integers, so a read of bytes that another live buffer owns shows in the output. Also the few scalar ops xDSL's
+interpreter lacks that the tests' functions use (`arith.sitofp`, `arith.divf`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from math import prod
+from typing import Any
+
+import numpy
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, FloatAttr, MemRefType, PackableType
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreters.builtin import xtype_for_el_type
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
+from xdsl.utils.exceptions import InterpretationError
+
+from lanearena.memref.lifetimes import ARENA_ATTR
+
+POISON = 0xFF
+"""The byte every fresh allocation is filled with."""
+
+
+@dataclass
+class StridedArray(ShapedArray[Any]):
+    """A memref's value: `_data` points at its first element within `base`, the bytes of its allocation, and an
+    index steps `strides` elements per dimension."""
+
+    strides: list[int]
+    base: RawPtr
+
+    def offset(self, index: Sequence[int]) -> int:
+        if len(index) != len(self.shape) or not all(0 <= i < n for i, n in zip(index, self.shape)):
+            raise IndexError(f"index {list(index)} lies outside a memref of shape {self.shape}")
+        return sum(i * s for i, s in zip(index, self.strides))
+
+    @property
+    def data(self) -> list[Any]:
+        return [self.load(i) for i in self.indices()]
+
+    def copy(self) -> StridedArray:
+        return contiguous(TypedPtr[Any].new(self.data, xtype=self.element_type), self.shape)
+
+    def with_shape(self, new_shape: Sequence[int]) -> StridedArray:
+        return contiguous(TypedPtr[Any].new(self.data, xtype=self.element_type), new_shape)
+
+    def __format__(self, format_spec: str) -> str:
+        return _nested(self.data, self.shape)
+
+    def element_bytes(self) -> int:
+        return self.element_type.compile_time_size
+
+
+def _nested(values: list[Any], shape: Sequence[int]) -> str:
+    if not shape:
+        return f"{values[0]}"
+    step = prod(shape[1:])
+    return "[" + ", ".join(_nested(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])) + "]"
+
+
+def row_major(shape: Sequence[int]) -> list[int]:
+    """The strides of a contiguous array of `shape`."""
+    return list(accumulate(reversed([*shape[1:], 1]), lambda a, b: a * b))[::-1] if shape else []
+
+
+def contiguous(data: TypedPtr[Any], shape: Sequence[int]) -> StridedArray:
+    """A contiguous array of `shape` over `data`, which starts its allocation."""
+    return StridedArray(data, list(shape), row_major(shape), data.raw)
+
+
+def strided(value: ShapedArray[Any]) -> StridedArray:
+    """`value` as a strided array over the same bytes (xDSL's own ops give contiguous `ShapedArray`s)."""
+    return value if isinstance(value, StridedArray) else contiguous(value.data_ptr, value.shape)
+
+
+def poisoned(count: int, xtype: PackableType[Any]) -> TypedPtr[Any]:
+    """`count` fresh elements of `xtype`, every byte `POISON`."""
+    return TypedPtr(RawPtr(bytearray([POISON]) * (count * xtype.compile_time_size)), xtype=xtype)
+
+
+def _sizes(static: Sequence[int], dynamic: Sequence[Any]) -> list[int]:
+    """`static` with each dynamic entry taken in turn from `dynamic` (interpreted index values)."""
+    values = iter(v.value.data for v in dynamic)
+    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
+
+
+def _at(array: StridedArray, elements: int, xtype: PackableType[Any], shape: Sequence[int],
+        strides: Sequence[int]) -> StridedArray:
+    """An array of `shape` and `strides` whose first element is `elements` past `array`'s, over the same bytes."""
+    raw = array.data_ptr.raw + elements * array.element_bytes()
+    return StridedArray(TypedPtr(raw, xtype=xtype), list(shape), list(strides), array.base)
+
+
+@register_impls
+class ByteMemrefFunctions(InterpreterFunctions):
+    """Allocation, the alias ops and `memref.copy` over shared bytes; registered over xDSL's memref functions."""
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues) -> PythonValues:
+        return (self._fresh(interpreter, op.memref.type, args[: len(op.dynamic_sizes)]),)
+
+    @impl(memref.AllocaOp)
+    def run_alloca(self, interpreter: Interpreter, op: memref.AllocaOp, args: PythonValues) -> PythonValues:
+        return (self._fresh(interpreter, op.memref.type, args[: len(op.dynamic_sizes)]),)
+
+    def _fresh(self, interpreter: Interpreter, kind: Any, dynamic: Sequence[Any]) -> StridedArray:
+        assert isinstance(kind, MemRefType)
+        shape = _sizes(kind.get_shape(), dynamic)
+        xtype = xtype_for_el_type(kind.get_element_type(), interpreter.index_bitwidth)
+        return contiguous(poisoned(prod(shape), xtype), shape)
+
+    @impl(memref.ViewOp)
+    def run_view(self, interpreter: Interpreter, op: memref.ViewOp, args: PythonValues) -> PythonValues:
+        source, shift, *dynamic = args
+        source = strided(source)
+        kind = op.result.type
+        assert isinstance(kind, MemRefType)
+        shape = _sizes(kind.get_shape(), dynamic)
+        xtype = xtype_for_el_type(kind.get_element_type(), interpreter.index_bitwidth)
+        raw = source.data_ptr.raw + shift.value.data
+        size = prod(shape) * xtype.compile_time_size
+        if not 0 <= shift.value.data <= source.size * source.element_bytes() - size:  # a 1-D i8 source
+            raise InterpretationError(f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source")
+        if isinstance(op.source.owner, memref.AllocOp) and ARENA_ATTR in op.source.owner.attributes:
+            raw.memory[raw.offset:raw.offset + size] = bytearray([POISON]) * size
+        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), source.base),)
+
+    @impl(memref.SubviewOp)
+    def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues) -> PythonValues:
+        source = strided(args[0])
+        n_off, n_size = len(op.offsets), len(op.sizes)
+        dynamic = args[1:]
+        offsets = _sizes(op.static_offsets.get_values(), dynamic[:n_off])
+        sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off:n_off + n_size])
+        steps = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size:])
+        start = sum(o * s for o, s in zip(offsets, source.strides))
+        strides = [s * t for s, t in zip(source.strides, steps)]
+        kind = op.result.type
+        assert isinstance(kind, MemRefType)
+        while len(sizes) > kind.get_num_dims():  # a rank-reducing subview drops unit dimensions
+            unit = sizes.index(1)
+            del sizes[unit], strides[unit]
+        return (_at(source, start, source.element_type, sizes, strides),)
+
+    @impl(memref.CastOp)
+    def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues) -> PythonValues:
+        return (strided(args[0]),)
+
+    @impl(memref.ReinterpretCastOp)
+    def run_reinterpret_cast(
+        self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues
+    ) -> PythonValues:
+        source = strided(args[0])
+        n_off, n_size = len(op.offsets), len(op.sizes)
+        dynamic = args[1:]
+        (offset,) = _sizes(op.static_offsets.get_values(), dynamic[:n_off])
+        sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off:n_off + n_size])
+        strides = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size:])
+        raw = source.base + offset * source.element_bytes()
+        return (StridedArray(TypedPtr(raw, xtype=source.element_type), sizes, strides, source.base),)
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ) -> PythonValues:
+        source = strided(args[0])
+        sizes, strides = [], []
+        for group in op.reassociation:
+            dims = [d.value.data for d in group]
+            sizes.append(prod(source.shape[d] for d in dims))
+            strides.append(source.strides[dims[-1]] if dims else 1)
+        return (_at(source, 0, source.element_type, sizes, strides),)
+
+    @impl(memref.ExpandShapeOp)
+    def run_expand_shape(
+        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
+    ) -> PythonValues:
+        source = strided(args[0])
+        shape = _sizes(op.static_output_shape.get_values(), args[1:])
+        strides = [0] * len(shape)
+        for source_dim, group in enumerate(op.reassociation):
+            step = source.strides[source_dim]
+            for d in reversed([d.value.data for d in group]):
+                strides[d] = step
+                step *= shape[d]
+        return (_at(source, 0, source.element_type, shape, strides),)
+
+    @impl(memref.CopyOp)
+    def run_copy(self, interpreter: Interpreter, op: memref.CopyOp, args: PythonValues) -> PythonValues:
+        source, target = strided(args[0]), strided(args[1])
+        for index, value in zip(target.indices(), source.data):
+            target.store(index, value)
+        return ()
+
+
+@register_impls
+class ScalarFunctions(InterpreterFunctions):
+    """Scalar ops xDSL's interpreter lacks."""
+
+    @impl(arith.SIToFPOp)
+    def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues) -> PythonValues:
+        assert isinstance(op.result.type, AnyFloat)
+        return (FloatAttr(float(args[0].value.data), op.result.type),)
+
+    @impl(arith.DivfOp)
+    def run_divf(self, interpreter: Interpreter, op: arith.DivfOp, args: PythonValues) -> PythonValues:
+        assert isinstance(op.result.type, AnyFloat)
+        with numpy.errstate(divide="ignore", invalid="ignore"):  # IEEE: x/0 is an infinity or NaN
+            quotient = numpy.float64(args[0].value.data) / numpy.float64(args[1].value.data)
+        return (FloatAttr(float(quotient), op.result.type),)
+
+
+def register(interpreter: Interpreter) -> None:
+    """Adds these functions to `interpreter`, over xDSL's own for the same ops."""
+    interpreter.register_implementations(ByteMemrefFunctions(), override=True)
+    interpreter.register_implementations(ScalarFunctions(), override=True)

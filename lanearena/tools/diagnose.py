@@ -1,0 +1,148 @@
+"""Located errors for the drivers: a parser that records where each op was written, a verifier that names the op at
+fault by its location, and one `file:line:col: error: ...` line for any error."""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.irdl import AttributeInvT
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from lanearena.dialects.located import where
+
+_LOCATED = re.compile(r"^(\S+?:\d+:\d+): (?:error: )?")
+
+
+class LocatingParser(Parser):
+    """xDSL's parser, giving each op it parses without a `loc(...)` of its own the place it starts (as MLIR does), so
+    that errors about it can say where it was written."""
+
+    def __init__(self, ctx: Context, text: str | bytes, name: str):
+        super().__init__(ctx, text, name)
+        self._first_use: dict[str, Span] = {}
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
+        if operand.operand_name not in self.ssa_values:
+            self._first_use.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])  # an empty file (or one of comments) is an empty module, as for mlir-opt
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            # xDSL reports values never defined at the end of the input: name the first use of the first instead
+            undefined = next(iter(self.forward_ssa_references), None)
+            if not e.msg.startswith("values used but not defined") or undefined not in self._first_use:
+                raise
+            raise ParseError(self._first_use[undefined], f"use of undeclared value `%{undefined}`") from e
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except Exception as e:  # some ops' parsers build and check the op as they go: the error is this op's
+            raise ParseError(span, (str(e).splitlines() or [type(e).__name__])[0]) from e
+        if isinstance(op.location, UnknownLoc):
+            loc = span.get_location()
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+        return op
+
+
+def parse_located(
+    ctx: Context, text: str | bytes, name: str, line_offset: int = 0, implicit_module: bool = True
+) -> ModuleOp:
+    """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located. The text is
+    parsed after `line_offset` empty lines, so that every location found while parsing (ours, xDSL's, those the
+    `lane` ops record) counts lines from the top of the file."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode()
+        except UnicodeDecodeError as e:
+            line = text.count(b"\n", 0, e.start) + 1 + line_offset
+            col = e.start - (text.rfind(b"\n", 0, e.start) + 1) + 1
+            raise LocatedDiagnostic(f"{name}:{line}:{col}: not UTF-8 text: byte 0x{text[e.start]:02x}") from None
+    return LocatingParser(ctx, "\n" * line_offset + text, name).parse_module(implicit_module)
+
+
+def verify_located(module: ModuleOp) -> None:
+    """Verifies `module` op by op, outermost first, then the dominance of every use in a function, raising a
+    `LocatedDiagnostic` for the first op that fails."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as e:  # xDSL's verifiers raise VerifyException, ValueError or plain Exception
+            message = str(e) or type(e).__name__
+            if _LOCATED.match(message):
+                raise LocatedDiagnostic(message) from e
+            raise LocatedDiagnostic(f"{where(op)}'{op.name}' op {message}") from e
+    verify_dominance(module)
+
+
+def verify_dominance(module: ModuleOp) -> None:
+    """Within every `func.func`, each operand is defined before its use: earlier in the same block, or in a block
+    that holds the use (xDSL's verifier does not check this; MLIR's does). Uses across the blocks of one region
+    (unstructured control flow) are not checked."""
+    order: dict[Block, dict[Operation, int]] = {}
+    for function in [op for op in module.walk() if isinstance(op, func.FuncOp)]:
+        for op in function.walk():
+            for i, operand in enumerate(op.operands):
+                block = operand.block if isinstance(operand, BlockArgument) else operand.owner.parent_block()
+                if block is None:
+                    continue
+                user = op
+                while user is not None and user.parent_block() is not block:
+                    user = user.parent_op()
+                if user is None:
+                    if _region_holds(block.parent, op):
+                        continue  # another block of the same region: a question for CFG dominance
+                    message = "is used outside the region that defines it"
+                elif isinstance(operand, BlockArgument):
+                    continue
+                else:
+                    if block not in order:
+                        order[block] = {o: k for k, o in enumerate(block.ops)}
+                    at = order[block]
+                    if at[operand.owner] < at[user]:
+                        continue
+                    message = "does not dominate this use"
+                name = f" (%{operand.name_hint})" if operand.name_hint else ""
+                raise LocatedDiagnostic(f"{where(op)}'{op.name}' op operand #{i}{name} {message}")
+
+
+def _region_holds(region: Region | None, op: Operation) -> bool:
+    """Whether `op` is inside `region`, at any depth."""
+    while op is not None:
+        if op.parent_region() is region:
+            return True
+        op = op.parent_op()
+    return False
+
+
+class LocatedDiagnostic(Exception):
+    """An error whose message starts with the location it is about (or with nothing where it has none)."""
+
+
+def error_line(error: BaseException, fallback: str) -> str:
+    """`error` as one line `file:line:col: error: message` (`fallback: error: message` where it has no location)."""
+    if isinstance(error, ParseError):
+        loc = error.span.get_location()
+        message = error.msg
+        if message[:1].isspace():  # xDSL gives some errors only their context (" in block definition")
+            message = f"unexpected {repr(error.span.text) if error.span.text else 'end of file'}{message}"
+        return f"{loc.file}:{loc.line}:{loc.col}: error: {message}"
+    message = " ".join(str(error).split("\n")[0:1]) or type(error).__name__
+    located = _LOCATED.match(message)
+    if located:
+        return f"{located.group(1)}: error: {message[located.end():]}"
+    return f"{fallback}: error: {message}"
