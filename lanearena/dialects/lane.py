@@ -27,14 +27,16 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, NoTerminator
+from xdsl.traits import IsolatedFromAbove, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena.model import Form, Numerics
 
 from lanearena.dialects.lane_launches import KERNEL_OPS, GenericLaunchOp, KernelOp, LaunchOp, PartAttr, ScratchAttr
+from lanearena.dialects.attrs import FormAttr, NumericsAttr, WriteAttr
 from lanearena.dialects.lane_tensors import (
     ELEMENTS,
+    ComputedDef,
     InputOp,
     OutputOp,
     StateOp,
@@ -48,7 +50,7 @@ from lanearena.dialects.lane_tensors import (
 from lanearena.dialects.located import error_at, located, located_op, source_location
 
 __all__ = [
-    "ELEMENTS", "KERNEL_OPS", "LANE", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp", "OutputOp", "PartAttr",
+    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp", "OutputOp", "PartAttr",
     "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType", "ViewOp", "WeightOp",
 ]
 
@@ -59,20 +61,22 @@ __all__ = [
 @located_op
 @irdl_op_definition
 class StepOp(IRDLOperation):
-    """`lane.step @decode numerics(int8) { ... }`: one step of a model."""
+    """`lane.step @decode numerics(int8) { ... lane.output %y : ... }`: one step of a model, a symbol, ending with
+    its `lane.output`."""
 
     name = "lane.step"
     sym_name = prop_def(StringAttr)
-    numerics = prop_def(StringAttr)
+    numerics = prop_def(NumericsAttr)
     body = region_def("single_block")
-    traits = traits_def(NoTerminator(), IsolatedFromAbove())
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
     def __init__(self, name: str, numerics: str, body: Region):
-        super().__init__(properties={"sym_name": StringAttr(name), "numerics": StringAttr(numerics)}, regions=[body])
+        super().__init__(properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))},
+                         regions=[body])
 
     @property
     def step_numerics(self) -> Numerics:
-        return Numerics(self.numerics.data)
+        return self.numerics.data
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -80,7 +84,7 @@ class StepOp(IRDLOperation):
         name = parser.parse_symbol_name().data
         parser.parse_keyword("numerics")
         parser.parse_punctuation("(")
-        numerics = parser.parse_keyword_in(tuple(n.value for n in Numerics), " (f32, int8 or int8x2)")
+        numerics = parser.parse_str_enum(Numerics)
         parser.parse_punctuation(")")
         body = parser.parse_region()
         if not body.blocks:  # `{}`: how an empty step prints
@@ -90,16 +94,17 @@ class StepOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(f" numerics({self.numerics.data}) ")
+        printer.print_string(f" numerics({self.numerics.data.value}) ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
     def verify_(self) -> None:
         step = f"lane.step @{self.sym_name.data}"
-        if self.numerics.data not in {n.value for n in Numerics}:
-            raise VerifyException(f"{step}: numerics must be f32, int8 or int8x2")
         block = self.body.block
         if block.args:
             raise VerifyException(f"{step}: its body takes no arguments; tensors are defined by lane ops")
+        if not isinstance(block.last_op, OutputOp):
+            raise VerifyException(f"{step}: its body ends with lane.output (the step's terminator), even with no "
+                                  "tensors to hand back")
         names: dict[str, TensorDef] = {}
         defined: set[SSAValue] = set()
         for op in block.ops:
@@ -126,7 +131,7 @@ def _verify_written(step: str, block) -> None:
     for op in block.ops:
         if isinstance(op, ViewOp):
             base, offset = root.get(op.source, (op.source, 0))
-            root[op.result] = (base, offset + op.offset.data)
+            root[op.result] = (base, offset + op.view_offset)
         elif isinstance(op, TensorDef):
             root[op.result] = (op.result, 0)
 
@@ -149,7 +154,7 @@ def _verify_written(step: str, block) -> None:
     for op in block.ops:
         if isinstance(op, LaunchOp):
             for v, form in op.reads():
-                if isinstance(v.owner, (TensorOp, ViewOp)) and not is_written(v, form):
+                if isinstance(v.owner, ComputedDef) and not is_written(v, form):
                     raise error_at(
                         op,
                         f"{op.name} reads the {form} form of '{v.owner.tensor_name}', which no launch of {step} "
@@ -157,48 +162,33 @@ def _verify_written(step: str, block) -> None:
                     )
         elif isinstance(op, OutputOp):
             for v in op.values:
-                if isinstance(v.owner, TensorOp) and not is_written(v, Form.PLAIN.value):
+                if isinstance(v.owner, ComputedDef) and not is_written(v, Form.PLAIN.value):
                     raise error_at(op, f"lane.output '{v.owner.tensor_name}': no launch of {step} writes it")
 
 
 def _verify_arena(step: str, block) -> None:
-    """The step's `arena` ops: one arena.alloc where there are any, launch indices inside the step, and each
-    array and each launch's scratch or counter placed once."""
+    """The step's placement: at most one arena.alloc, before every op that uses it; each scratch or counter
+    buffer taken by exactly one launch, with tags distinct within a launch."""
     from lanearena.dialects import arena  # the arena dialect is built on this one
 
-    launches = sum(1 for op in block.ops if isinstance(op, LaunchOp))
-    ops = [op for op in block.ops if op.dialect_name() == "arena"]
-    allocs = [op for op in ops if isinstance(op, arena.AllocOp)]
+    allocs = [op for op in block.ops if isinstance(op, arena.AllocOp)]
     if len(allocs) > 1:
         raise error_at(allocs[1], f"{step}: more than one arena.alloc (a step has one arena)")
-    if ops and not allocs:
-        raise error_at(ops[0], f"{step}: {ops[0].name} without the arena.alloc of the step")
-    arrays: dict[tuple[SSAValue, str], Operation] = {}
-    scratch: dict[tuple[int, str], Operation] = {}
-    for op in ops:
-        if isinstance(op, arena.ArrayOp) and op.last.data >= launches:
-            raise error_at(op, f"arena.array '{op.tensor_name}' {op.form.data}: live until launch {op.last.data}, "
-                           f"past the {launches} launches of {step}")
-        if isinstance(op, (arena.ScratchOp, arena.CounterOp)) and op.launch.data >= launches:
-            raise error_at(op, f"{op.name} \"{op.tag.data}\": launch {op.launch.data}, past the {launches} launches "
-                           f"of {step}")
-        if isinstance(op, (arena.ArrayOp, arena.OwnOp)):
-            key = (op.tensor, op.form.data)
-            if key in arrays:
-                raise error_at(op, f"{op.name} '{op.tensor_name}' {op.form.data}: that array is already given a "
-                               f"place by an {arrays[key].name}")
-            arrays[key] = op
-        elif isinstance(op, (arena.ScratchOp, arena.CounterOp)):
-            key = (op.launch.data, op.tag.data)
-            if key in scratch:
-                raise error_at(op, f"{op.name} \"{op.tag.data}\" of launch {op.launch.data}: already given a place "
-                               f"by an {scratch[key].name}")
-            scratch[key] = op
+    for op in block.ops:
+        if isinstance(op, (arena.ScratchOp, arena.CounterOp)):
+            users = [u.operation for u in op.result.uses]
+            if len(users) != 1 or not isinstance(users[0], LaunchOp):
+                raise error_at(op, f"{op.name} \"{op.tag.data}\": taken by {len(users)} ops, but a scratch or "
+                               "counter buffer is one launch's")
+        elif isinstance(op, LaunchOp) and op.buffers:
+            tags = [b.owner.tag.data for b in op.buffers]
+            if len(set(tags)) != len(tags):
+                raise error_at(op, f"{op.name}: scratch tags taken twice ({', '.join(tags)})")
 
 
 LANE = Dialect(
     "lane",
     [InputOp, WeightOp, StateOp, TensorOp, ViewOp, OutputOp, GenericLaunchOp, StepOp, *KERNEL_OPS.values()],
-    [TensorType, PartAttr, ScratchAttr],
+    [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr],
 )
 

@@ -3,27 +3,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, StringAttr, f64
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr, f64, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.utils.mlir_lexer import MLIRLexer
 
+from lanearena.dialects.attrs import FormAttr
 from lanearena.model import Form
 
 FORMS = tuple(f.value for f in Form)
-
-_BACKTRACKING_STRING = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
-"""xDSL 0.75's string-literal pattern: its nested repetition (`(?:[^"...]+|...)*`) tries every way to cut a run of
-characters when no closing quote follows on the line, so a quote left open before a long line never returns."""
-
-if MLIRLexer._unescaped_characters_regex.pattern == _BACKTRACKING_STRING:
-    # The same strings, one character at a time: a single way to match, so linear time (until xDSL's own is).
-    MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
-
 
 def print_forms(printer: Printer, forms: Sequence[str]) -> None:
     printer.print_string("(" + ", ".join(forms) + ")")
@@ -92,7 +82,7 @@ def param_attr(value: int | float | str) -> Attribute:
     if isinstance(value, bool):
         raise TypeError("a parameter is an integer, a float or a string")
     if isinstance(value, int):
-        return IntAttr(value)
+        return IntegerAttr(value, 64)
     if isinstance(value, float):
         return FloatAttr(value, f64)
     return StringAttr(value)
@@ -100,8 +90,8 @@ def param_attr(value: int | float | str) -> Attribute:
 
 def param_value(attr: Attribute) -> int | float | str:
     """A parameter's value from its attribute."""
-    if isinstance(attr, IntAttr):
-        return attr.data
+    if isinstance(attr, IntegerAttr) and attr.type == i64:
+        return attr.value.data
     if isinstance(attr, FloatAttr):
         return float(attr.value.data)
     if isinstance(attr, StringAttr):
@@ -144,5 +134,6 @@ def number_literal(value: int | float) -> str:
     return text
 
 
-def strings(values: Iterable[str]) -> ArrayAttr[StringAttr]:
-    return ArrayAttr(StringAttr(v) for v in values)
+def form_attrs(forms: Iterable[str]) -> ArrayAttr[FormAttr]:
+    """`forms` (`plain`, `quant`) as the attribute they are kept in."""
+    return ArrayAttr(FormAttr(Form(f)) for f in forms)

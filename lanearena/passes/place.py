@@ -1,5 +1,5 @@
 """`lane-arena-place`: places every array that lives inside each `lane.step` into one arena by lifetime, and
-records the result as `arena` ops at the end of the step."""
+rewrites the step onto it (`convert.place_step`). A step already placed is left as it is."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from lanearena import placement
 from lanearena.analysis.arena import plan
 from lanearena.model import ALIGN, QBLOCK
-from lanearena.passes.convert import step_of, steps, write_plan
+from lanearena.passes.convert import alloc_of, place_step, step_of, steps
 
 
 def place_module(
@@ -25,7 +25,7 @@ def place_module(
     time_limit: float | None = 5.0,
     progress: Callable[[str], None] | None = None,
 ) -> None:
-    """Places every step of `module` with `algorithm`, replacing any earlier placement."""
+    """Places every step of `module` that is not placed yet with `algorithm` (placing twice changes nothing)."""
     if algorithm not in placement.ALGORITHMS:
         raise DiagnosticException(
             f"lane-arena-place: unknown algorithm '{algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
@@ -33,8 +33,10 @@ def place_module(
     if align <= 0 or qblock <= 0:
         raise DiagnosticException("lane-arena-place: align and qblock must be positive")
     for step_op in steps(module):
-        step, values = step_of(step_op)
-        write_plan(step_op, plan(step, algorithm, align, qblock, time_limit, progress), values)
+        if alloc_of(step_op) is not None:
+            continue
+        step, _ = step_of(step_op)
+        place_step(step_op, step, plan(step, algorithm, align, qblock, time_limit, progress))
 
 
 @dataclass(frozen=True)
