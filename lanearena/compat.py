@@ -3,6 +3,8 @@ wherever the `lane` and `arena` dialects are registered (`api.context`, `xdsl-op
 
 - The MLIR lexer's string-literal pattern backtracks without end on a quote left open before a long line; it is
   replaced by one that matches a string one character at a time (linear time).
+- The parser has no two-token lookahead: `next_op_result` steps over `%name` to see whether `=` follows (the
+  next op's result, not an operand), through the parser's private token state.
 - xDSL records no location for an op parsed in custom form; `dialects.located` finds it from the op's name
   (nothing to patch here, but it is the same version's behaviour: look again when the pin moves).
 
@@ -14,7 +16,8 @@ from __future__ import annotations
 import re
 from importlib.metadata import version
 
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 PINNED = "0.75.0"
 """The xDSL version these workarounds were written for (pyproject.toml pins it)."""
@@ -39,3 +42,16 @@ def apply() -> bool:
 
 
 ACTIVE = apply()
+
+
+def next_op_result(parser: Parser) -> bool:
+    """Whether the parser stands at the result of the next op (`%s = ...`) rather than at an operand: an op whose
+    operand list may end empty (a launch writing nothing) is followed by one. xDSL's parser has no two-token
+    lookahead, so this steps over the name and back."""
+    if parser._current_token.kind != MLIRTokenKind.PERCENT_IDENT:
+        return False
+    at = parser.pos
+    parser._consume_token()
+    result = parser._current_token.kind == MLIRTokenKind.EQUAL
+    parser._resume_from(at)
+    return result

@@ -71,12 +71,15 @@ Subject = tuple
 """What a problem is about: `("array", tensor, form)`, `("scratch", launch, tag)` or `("launch", launch)`."""
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One way a placement fails its step: `message`, about `subject` (so that the caller can point at its op)."""
+class Problem(str):
+    """One way a placement fails its step: the message, about `subject` (so that a caller can point at its op)."""
 
     subject: Subject
-    message: str
+
+    def __new__(cls, subject: Subject, message: str) -> Problem:
+        problem = super().__new__(cls, message)
+        problem.subject = subject
+        return problem
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ on the op that defines its tensor (`own(plain: output)`, see `lane_tensors`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
@@ -36,12 +37,21 @@ from lanearena.dialects.lane_tensors import (
     verify_in_step,
 )
 from lanearena.dialects.located import located, located_op, source_location
-from lanearena.dialects.syntax import form_attrs, parse_value
+from lanearena.dialects.syntax import form_attrs, parse_i64, parse_value
 from lanearena.model import Form, Numerics
 
 
 def i64(value: int) -> IntegerAttr:
     return IntegerAttr(value, 64)
+
+
+_NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
+
+
+def _named(value: SSAValue, tag: str) -> None:
+    """Names `value` after the tag of its scratch or counter, where the tag is a valid SSA name."""
+    if _NAME.fullmatch(tag):
+        value.name_hint = tag
 
 
 def _not_negative(op: IRDLOperation, **values: int) -> None:
@@ -129,7 +139,7 @@ class TensorOp(ComputedDef):
         offsets = {}
         while (form := parser.parse_optional_keyword_in(("plain", "quant"))) is not None:
             parser.parse_punctuation("(")
-            offsets[Form(form)] = parser.parse_integer(allow_boolean=False)
+            offsets[Form(form)] = parse_i64(parser, f"the {form} offset")
             parser.parse_punctuation(")")
         own = parse_own_clause(parser)
         parser.parse_punctuation(":")
@@ -201,7 +211,7 @@ class ScratchOp(_Buffer):
     def __init__(self, tag: str, arena: SSAValue, offset: int, nbytes: int):
         super().__init__(operands=[arena], result_types=[BufferType()],
                          properties={"tag": StringAttr(tag), "offset": i64(offset), "bytes": i64(nbytes)})
-        self.result.name_hint = tag
+        _named(self.result, tag)
 
     def verify_(self) -> None:
         self._verify_buffer()
@@ -220,7 +230,7 @@ class CounterOp(_Buffer):
 
     def __init__(self, tag: str, nbytes: int):
         super().__init__(result_types=[BufferType()], properties={"tag": StringAttr(tag), "bytes": i64(nbytes)})
-        self.result.name_hint = tag
+        _named(self.result, tag)
 
     def verify_(self) -> None:
         self._verify_buffer()

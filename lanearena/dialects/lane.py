@@ -27,13 +27,13 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, SymbolOpInterface
+from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena.model import Form, Numerics
 
 from lanearena.dialects.lane_launches import KERNEL_OPS, GenericLaunchOp, KernelOp, LaunchOp, PartAttr, ScratchAttr
-from lanearena.dialects.attrs import FormAttr, NumericsAttr, WriteAttr
+from lanearena.dialects.attrs import FormAttr, NumericsAttr, WriteAttr, WriteKind
 from lanearena.dialects.lane_tensors import (
     ELEMENTS,
     ComputedDef,
@@ -50,7 +50,8 @@ from lanearena.dialects.lane_tensors import (
 from lanearena.dialects.located import error_at, located, located_op, source_location
 
 __all__ = [
-    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp", "OutputOp", "PartAttr",
+    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "FormAttr", "GenericLaunchOp", "NumericsAttr", "WriteAttr",
+    "WriteKind", "InputOp", "KernelOp", "LaunchOp", "OutputOp", "PartAttr",
     "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType", "ViewOp", "WeightOp",
 ]
 
@@ -68,7 +69,9 @@ class StepOp(IRDLOperation):
     sym_name = prop_def(StringAttr)
     numerics = prop_def(NumericsAttr)
     body = region_def("single_block")
-    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+    # The step's verifier requires lane.output last, with the step's location in its message; NoTerminator keeps
+    # xDSL's own check (an unlocated message about whichever op ends the block) from running first.
+    traits = traits_def(NoTerminator(), IsolatedFromAbove(), SymbolOpInterface())
 
     def __init__(self, name: str, numerics: str, body: Region):
         super().__init__(properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))},

@@ -43,6 +43,7 @@ from lanearena.dialects.attrs import FormAttr, Reason, ReasonAttr
 
 from lanearena.dialects.syntax import (
     FORMS,
+    parse_i64,
     parse_optional_forms,
     parse_value,
     print_forms,
@@ -390,7 +391,7 @@ class ViewOp(ComputedDef):
         tensor = parser.parse_str_literal(" as the view's name")
         source = parse_value(parser)
         parser.parse_punctuation("[")
-        offset = parser.parse_integer(allow_boolean=False)
+        offset = parse_i64(parser, "the view's offset")
         parser.parse_punctuation("]")
         forms = _parse_optional_forms_clause(parser)
         own = parse_own_clause(parser)

@@ -10,6 +10,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from lanearena.compat import next_op_result
 from lanearena.dialects.attrs import FormAttr
 from lanearena.model import Form
 
@@ -20,7 +21,10 @@ def print_forms(printer: Printer, forms: Sequence[str]) -> None:
 
 
 def parse_optional_value(parser: Parser) -> SSAValue | None:
-    """A tensor operand defined earlier in the step (`%h`), or None where no operand follows."""
+    """A tensor operand defined earlier in the step (`%h`), or None where no operand follows (the next op's result
+    is none)."""
+    if next_op_result(parser):
+        return None
     operand = parser.parse_optional_unresolved_operand()
     if operand is None:
         return None
@@ -110,9 +114,24 @@ def parse_params(parser: Parser, names: Iterable[str]) -> dict[str, int | float 
         if (s := parser.parse_optional_str_literal()) is not None:
             out[name] = s
         else:
+            at = parser.pos
             out[name] = parser.parse_number()
+            if isinstance(out[name], int) and not _I64[0] <= out[name] <= _I64[1]:
+                parser.raise_error(f"parameter '{name}': {out[name]} does not fit in i64", at, parser.pos)
         parser.parse_punctuation(")")
     return out
+
+
+_I64 = (-(2**63), 2**63 - 1)
+
+
+def parse_i64(parser: Parser, what: str) -> int:
+    """An integer that fits in i64 (`what` it is, for the message)."""
+    at = parser.pos
+    value = parser.parse_integer(allow_boolean=False)
+    if not _I64[0] <= value <= _I64[1]:
+        parser.raise_error(f"{what} {value} does not fit in i64", at, parser.pos)
+    return value
 
 
 def print_params(printer: Printer, params: Mapping[str, int | float | str]) -> None:

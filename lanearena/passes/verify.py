@@ -40,7 +40,7 @@ class LaneArenaVerify(ModulePass):
                 continue
             step, _ = step_of(step_op)
             ops = _ops_by_subject(step_op)
-            problems += [f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p.message}"
+            problems += [f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p}"
                          for p in check(step, plan, self.qblock)]
         if problems:
             raise DiagnosticException("lane-arena-verify failed:\n" + "\n".join(f"  {p}" for p in problems))
