@@ -9,7 +9,7 @@
 One arena a step (`arena.alloc`, its first op); each computed tensor whose arrays live in it is defined on it
 (`arena.tensor`, the offset of each placed array); each launch's scratch is bytes of the arena at an offset and each
 counter a zeroed buffer of its own, both values the launch takes. An array that keeps a buffer of its own says why
-on the op that defines its tensor (`own(plain: output)`, see `lane_tensors`)."""
+on the op that defines its tensor (`own(plain = output)`, see `lane_tensors`)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ class AllocOp(IRDLOperation):
 class TensorOp(ComputedDef):
     """`%h = arena.tensor "h" %arena forms(plain, quant) plain(0) quant(81920) : !lane.tensor<2048xf32>`: a
     computed tensor whose arrays live in the arena, each at its offset; an array of it that does not says why
-    (`own(quant: unsafe)`)."""
+    (`own(quant = unsafe)`)."""
 
     name = "arena.tensor"
     arena = operand_def(BufferType())

@@ -6,7 +6,7 @@
     #arena<reason output>    why an array keeps a buffer of its own, outside the arena
     !arena.buffer            bytes: the arena, scratch on it, or a counter's zeroed buffer
 
-In the custom syntax each enumeration is its bare keyword (`numerics(int8)`, `%h(quant)`, `own(plain: output)`)."""
+In the custom syntax each enumeration is its bare keyword (`numerics(int8)`, `%h(quant)`, `own(plain = output)`)."""
 
 from __future__ import annotations
 

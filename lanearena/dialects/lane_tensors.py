@@ -109,7 +109,6 @@ class TensorDef(IRDLOperation):
     ROLE: ClassVar[str]
     tensor = prop_def(StringAttr)
     own_plain = opt_prop_def(ReasonAttr)
-    own_quant = opt_prop_def(ReasonAttr)
     result = result_def(TensorType)
 
     def __init__(self, tensor: str, type: TensorType, properties: dict[str, Attribute] | None = None):
@@ -128,29 +127,15 @@ class TensorDef(IRDLOperation):
         """The tensor's arrays that keep a buffer of their own, outside the arena, and why (set by
         `lane-arena-place`)."""
         out = {}
-        for form, attr in ((Form.PLAIN, self.own_plain), (Form.QUANT, self.own_quant)):
-            if attr is not None:
+        for form in Form:
+            attr = self.properties.get(f"own_{form.value}")
+            if isinstance(attr, ReasonAttr):
                 out[form] = attr.data
         return out
 
     def set_own(self, form: Form, reason: Reason) -> None:
         """Records that array `form` keeps a buffer of its own, for `reason`."""
         self.properties[f"own_{form.value}"] = ReasonAttr(reason)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        at = source_location(parser, cls.name)
-        tensor = parser.parse_str_literal(" as the tensor's name")
-        own = parse_own_clause(parser)
-        parser.parse_punctuation(":")
-        return located(cls(tensor, _parse_tensor_type(parser), own), at)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.tensor_name)
-        print_own_clause(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         self._verify_tensor()
@@ -177,13 +162,18 @@ class TensorDef(IRDLOperation):
     def _verify_own(self) -> None:
         role = "view" if isinstance(self, ViewOp) else self.ROLE
         for form, reason in self.own.items():
+            if form.value not in self.forms and reason is not Reason.UNALLOCATED:
+                raise VerifyException(
+                    f"{self.name} '{self.tensor_name}': own({form.value} = {reason.value}), but the tensor is not "
+                    f"allocated in that form (that is reason unallocated)"
+                )
             if form is Form.QUANT and step_numerics(self) is Numerics.F32:
                 raise VerifyException(
-                    f"{self.name} '{self.tensor_name}' own(quant: ...): no array is quantized under f32 numerics"
+                    f"{self.name} '{self.tensor_name}' own(quant = ...): no array is quantized under f32 numerics"
                 )
             if (reason.value in _ROLE_REASONS or role in _ROLE_REASONS) and reason.value != role:
                 raise VerifyException(
-                    f"{self.name} '{self.tensor_name}': own({form.value}: {reason.value}), but the tensor is "
+                    f"{self.name} '{self.tensor_name}': own({form.value} = {reason.value}), but the tensor is "
                     f"{role} data"
                 )
 
@@ -193,7 +183,7 @@ _ROLE_REASONS = ("input", "weight", "state", "view")
 
 
 def parse_own_clause(parser: Parser) -> dict[str, Attribute]:
-    """`own(plain: output, quant: unsafe)`, or nothing: the properties `own_plain` and `own_quant`."""
+    """`own(plain = output, quant = unsafe)`, or nothing: the properties `own_plain` and `own_quant`."""
     out: dict[str, Attribute] = {}
     if parser.parse_optional_keyword("own") is None:
         return out
@@ -202,8 +192,8 @@ def parse_own_clause(parser: Parser) -> dict[str, Attribute]:
         at = parser.pos
         form = parser.parse_str_enum(Form)
         if f"own_{form.value}" in out:
-            parser.raise_error(f"own({form.value}: ...) given twice", at, parser.pos)
-        parser.parse_punctuation(":")
+            parser.raise_error(f"own({form.value} = ...) given twice", at, parser.pos)
+        parser.parse_punctuation("=")
         out[f"own_{form.value}"] = ReasonAttr(parser.parse_str_enum(Reason))
 
     parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
@@ -213,7 +203,7 @@ def parse_own_clause(parser: Parser) -> dict[str, Attribute]:
 def print_own_clause(printer: Printer, op: TensorDef) -> None:
     own = op.own
     if own:
-        printer.print_string(" own(" + ", ".join(f"{f.value}: {r.value}" for f, r in own.items()) + ")")
+        printer.print_string(" own(" + ", ".join(f"{f.value} = {r.value}" for f, r in own.items()) + ")")
 
 
 def verify_in_step(op: Operation) -> None:
@@ -239,6 +229,10 @@ def _parse_tensor_type(parser: Parser) -> TensorType:
     return t
 
 
+_GIVEN_FORMAT = "$tensor (`own` `(` `plain` `=` $own_plain^ `)`)? attr-dict `:` type($result)"
+"""The syntax of a tensor the step does not compute: its name, and its buffer's reason (input, weight or state)."""
+
+
 @located_op
 @irdl_op_definition
 class InputOp(TensorDef):
@@ -246,6 +240,7 @@ class InputOp(TensorDef):
 
     name = "lane.input"
     ROLE: ClassVar[str] = "input"
+    assembly_format = _GIVEN_FORMAT
 
 
 @located_op
@@ -256,6 +251,7 @@ class WeightOp(TensorDef):
 
     name = "lane.weight"
     ROLE: ClassVar[str] = "weight"
+    assembly_format = _GIVEN_FORMAT
 
 
 @located_op
@@ -266,6 +262,7 @@ class StateOp(TensorDef):
 
     name = "lane.state"
     ROLE: ClassVar[str] = "state"
+    assembly_format = _GIVEN_FORMAT
 
 
 def _parse_optional_forms_clause(parser: Parser) -> list[str]:
@@ -298,6 +295,7 @@ class ComputedDef(TensorDef):
 
     ROLE: ClassVar[str] = "computed"
     forms_ = prop_def(ArrayAttr[FormAttr], prop_name="forms")
+    own_quant = opt_prop_def(ReasonAttr)
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -314,7 +312,7 @@ class ComputedDef(TensorDef):
 class TensorOp(ComputedDef):
     """`%h = lane.tensor "h" forms(plain, quant) : !lane.tensor<2048xf32>`: a tensor the step computes, with the
     arrays it is allocated in (plain by default). Once placed, its arrays live in the arena (`arena.tensor`) or keep
-    buffers of their own (`own(plain: output)`)."""
+    buffers of their own (`own(plain = output)`)."""
 
     name = "lane.tensor"
 

@@ -34,7 +34,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = arena.tensor "a" %arena own(plain: unsafe) : !lane.tensor<64xf32>
+  %a = arena.tensor "a" %arena own(plain = unsafe) : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.output %a : !lane.tensor<64xf32>
 }
@@ -56,10 +56,10 @@ lane.step @s numerics(int8) {
 // -----
 
 // No array is quantized under f32.
-// CHECK: lane.tensor 'a' own(quant: ...): no array is quantized under f32 numerics
+// CHECK: lane.tensor 'a' own(quant = ...): no array is quantized under f32 numerics
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" own(quant: unallocated) : !lane.tensor<64xf32>
+  %a = lane.tensor "a" own(quant = unallocated) : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.output %a : !lane.tensor<64xf32>
 }
@@ -67,9 +67,9 @@ lane.step @s numerics(f32) {
 // -----
 
 // A reason that contradicts the tensor.
-// CHECK: lane.input 'x': own(plain: output), but the tensor is input data
+// CHECK: lane.input 'x': own(plain = output), but the tensor is input data
 lane.step @s numerics(f32) {
-  %x = lane.input "x" own(plain: output) : !lane.tensor<64xf32>
+  %x = lane.input "x" own(plain = output) : !lane.tensor<64xf32>
   lane.output %x : !lane.tensor<64xf32>
 }
 
@@ -119,7 +119,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = arena.tensor "a" %arena plain(0) own(plain: unsafe) : !lane.tensor<64xf32>
+  %a = arena.tensor "a" %arena plain(0) own(plain = unsafe) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.launch "y" %a -> %y whole
@@ -181,6 +181,6 @@ lane.step @s numerics(f32) {
 // CHECK: arena.mlir:{{[0-9]+}}:{{[0-9]+}}
 // CHECK: Expected `input`, `weight`, `state`, `output`, `view`, `unsafe`, or `unallocated`
 lane.step @s numerics(f32) {
-  %x = lane.input "x" own(plain: 1.5) : !lane.tensor<64xf32>
+  %x = lane.input "x" own(plain = 1.5) : !lane.tensor<64xf32>
   lane.output %x : !lane.tensor<64xf32>
 }

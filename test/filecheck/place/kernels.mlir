@@ -23,9 +23,9 @@
 // JSON-DAG: {"launch": 5, "tag": "ai", "offset": {{[0-9]+}}, "bytes": 256}
 // CHECK-DAG:  arena.counter "ac" bytes(4)
 // JSON-DAG: {"launch": 5, "tag": "ac", "bytes": 4}
-// CHECK-DAG:  %kc = {{.*}} own({{.*}}plain: state
+// CHECK-DAG:  %kc = {{.*}} own({{.*}}plain = state
 // JSON-DAG: {"tensor": "kc", "form": "plain", "bytes": 8192, "reason": "state"}
-// CHECK-DAG:  %tok = {{.*}} own({{.*}}plain: output
+// CHECK-DAG:  %tok = {{.*}} own({{.*}}plain = output
 // CHECK-DAG:  lane.attention %q, %kc, %vc, %pos -> %o heads(4) kv_heads(2) splits(4) scratch(%ap, %ac)
 // CHECK-DAG:  lane.argmax %logits -> %tok scratch(%av, %ai, %ac_1)
 // JSON-DAG: {"tensor": "tok", "form": "plain", "bytes": 256, "reason": "output"}
@@ -55,7 +55,7 @@ lane.step @attend numerics(f32) {
 // rope on a tensor nothing wrote before: its read makes it unsafe.
 // CHECK-LABEL: lane.step @rope_first
 // JSON-LABEL: "step": "rope_first"
-// CHECK:      %q = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %q = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "q", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @rope_first numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>

@@ -13,9 +13,9 @@
 // JSON-DAG: {"tensor": "b", "form": "plain", "offset": 0, "bytes": 512, "first": 1, "last": 2}
 // CHECK-DAG: %c = arena.tensor "c" %arena{{.*}} plain(512)
 // JSON-DAG: {"tensor": "c", "form": "plain", "offset": 512, "bytes": 256, "first": 2, "last": 3}
-// CHECK-DAG: %x = {{.*}} own({{.*}}plain: input
+// CHECK-DAG: %x = {{.*}} own({{.*}}plain = input
 // JSON-DAG:  {"tensor": "x", "form": "plain", "bytes": 256, "reason": "input"}
-// CHECK-DAG: %y = {{.*}} own({{.*}}plain: output
+// CHECK-DAG: %y = {{.*}} own({{.*}}plain = output
 // JSON-DAG: {"tensor": "y", "form": "plain", "bytes": 256, "reason": "output"}
 lane.step @chain numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>

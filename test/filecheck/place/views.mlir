@@ -8,7 +8,7 @@
 // CHECK:      %q = arena.tensor "q" %arena plain(0) : !lane.tensor<128xf32>
 // CHECK-NEXT: %qk = lane.view "qk" %q[64] : !lane.tensor<64xf32>
 // CHECK-NEXT: %t = arena.tensor "t" %arena plain(512) : !lane.tensor<128xf32>
-// CHECK-NEXT: %u = lane.tensor "u" own(plain: output)
+// CHECK-NEXT: %u = lane.tensor "u" own(plain = output)
 // JSON:       "step": "through_view"
 // JSON:       {"tensor": "q", "form": "plain", "offset": 0, "bytes": 512, "first": 0, "last": 2}
 lane.step @through_view numerics(f32) {
@@ -46,7 +46,7 @@ lane.step @nested numerics(f32) {
 // CHECK-LABEL: lane.step @quant_views
 // CHECK:      %q = arena.tensor "q" %arena forms(plain, quant) plain(0) quant(1024) : !lane.tensor<256xf32>
 // CHECK-NEXT: %va = lane.view "va" %q[64] forms(plain, quant) : !lane.tensor<64xf32>
-// CHECK-NEXT: %vb = lane.view "vb" %q[16] forms(plain, quant) own(quant: view) : !lane.tensor<64xf32>
+// CHECK-NEXT: %vb = lane.view "vb" %q[16] forms(plain, quant) own(quant = view) : !lane.tensor<64xf32>
 // JSON:       "step": "quant_views"
 // JSON:       {"tensor": "q", "form": "plain", "offset": 0, "bytes": 1024, "first": 0, "last": 0}
 // JSON-NEXT:  {"tensor": "q", "form": "quant", "offset": 1024, "bytes": 512, "first": 0, "last": 1}
@@ -66,7 +66,7 @@ lane.step @quant_views numerics(int8) {
 
 // A view in place whose tensor is not allocated in the quantized form: that array is not placed.
 // CHECK-LABEL: lane.step @unallocated
-// CHECK:      %q = arena.tensor "q" %arena plain(0) own(quant: unallocated) : !lane.tensor<256xf32>
+// CHECK:      %q = arena.tensor "q" %arena plain(0) own(quant = unallocated) : !lane.tensor<256xf32>
 // CHECK-NEXT: %va = lane.view "va" %q[0] forms(plain, quant) : !lane.tensor<64xf32>
 lane.step @unallocated numerics(int8) {
   %x = lane.input "x" : !lane.tensor<256xf32>

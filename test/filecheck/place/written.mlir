@@ -50,7 +50,7 @@ lane.step @parts_one_launch numerics(f32) {
 // CHECK-LABEL: lane.step @parts_gap
 // JSON-LABEL: "step": "parts_gap"
 // CHECK-NOT:  arena.tensor "p"
-// CHECK:      %p = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @parts_gap numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
@@ -65,7 +65,7 @@ lane.step @parts_gap numerics(f32) {
 // Parts of another pitch do not join.
 // CHECK-LABEL: lane.step @pitch_change
 // JSON-LABEL: "step": "pitch_change"
-// CHECK:      %p = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @pitch_change numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
@@ -80,7 +80,7 @@ lane.step @pitch_change numerics(f32) {
 // Read before it is written: what it reads was left by an earlier step, so it may not share bytes.
 // CHECK-LABEL: lane.step @read_first
 // JSON-LABEL: "step": "read_first"
-// CHECK:      %p = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @read_first numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
@@ -94,7 +94,7 @@ lane.step @read_first numerics(f32) {
 // Read in the same launch that first writes it whole (an in-place update): unsafe too.
 // CHECK-LABEL: lane.step @read_and_write
 // JSON-LABEL: "step": "read_and_write"
-// CHECK:      %p = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @read_and_write numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
@@ -108,9 +108,9 @@ lane.step @read_and_write numerics(f32) {
 // A write of another kind first (a few scattered rows), or a whole write through a view: unsafe.
 // CHECK-LABEL: lane.step @other_writes
 // JSON-LABEL: "step": "other_writes"
-// CHECK:      %p = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
-// CHECK:      %r = {{.*}} own({{.*}}plain: unsafe
+// CHECK:      %r = {{.*}} own({{.*}}plain = unsafe
 // JSON:  {"tensor": "r", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @other_writes numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
