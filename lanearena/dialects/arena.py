@@ -118,7 +118,7 @@ class TensorOp(ComputedDef):
             operands=[arena],
             result_types=[type],
             properties={"tensor": StringAttr(tensor), "forms": form_attrs(forms),
-                        **{f.value: i64(o) for f, o in offsets.items()}, **(own or {})},
+                        **{f.value: i64(offsets[f]) for f in Form if f in offsets}, **(own or {})},
         )
 
     @property

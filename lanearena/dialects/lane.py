@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     StringAttr,
+    SymbolNameConstraint,
 )
 from xdsl.ir import (
     Block,
@@ -66,9 +67,10 @@ class StepOp(IRDLOperation):
     its `lane.output`."""
 
     name = "lane.step"
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     numerics = prop_def(NumericsAttr)
     body = region_def("single_block")
+    assembly_format = "$sym_name `numerics` `(` $numerics `)` attr-dict-with-keyword $body"
     # The step's verifier requires lane.output last, with the step's location in its message; NoTerminator keeps
     # xDSL's own check (an unlocated message about whichever op ends the block) from running first.
     traits = traits_def(NoTerminator(), IsolatedFromAbove(), SymbolOpInterface())
@@ -80,25 +82,6 @@ class StepOp(IRDLOperation):
     @property
     def step_numerics(self) -> Numerics:
         return self.numerics.data
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        at = source_location(parser, cls.name)
-        name = parser.parse_symbol_name().data
-        parser.parse_keyword("numerics")
-        parser.parse_punctuation("(")
-        numerics = parser.parse_str_enum(Numerics)
-        parser.parse_punctuation(")")
-        body = parser.parse_region()
-        if not body.blocks:  # `{}`: how an empty step prints
-            body.add_block(Block())
-        return located(cls(name, numerics, body), at)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(f" numerics({self.numerics.data.value}) ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
     def verify_(self) -> None:
         step = f"lane.step @{self.sym_name.data}"

@@ -135,7 +135,11 @@ class TensorDef(IRDLOperation):
 
     def set_own(self, form: Form, reason: Reason) -> None:
         """Records that array `form` keeps a buffer of its own, for `reason`."""
-        self.properties[f"own_{form.value}"] = ReasonAttr(reason)
+        own = {**self.own, form: reason}
+        for f in Form:  # kept in one order, plain first, as the custom syntax writes them
+            self.properties.pop(f"own_{f.value}", None)
+            if f in own:
+                self.properties[f"own_{f.value}"] = ReasonAttr(own[f])
 
     def verify_(self) -> None:
         self._verify_tensor()
