@@ -5,8 +5,9 @@ wherever the `lane` and `arena` dialects are registered (`api.context`, `xdsl-op
   replaced by one that matches a string one character at a time (linear time).
 - The parser has no two-token lookahead: `next_op_result` steps over `%name` to see whether `=` follows (the
   next op's result, not an operand), through the parser's private token state.
-- xDSL records no location for an op parsed in custom form; `dialects.located` finds it from the op's name
-  (nothing to patch here, but it is the same version's behaviour: look again when the pin moves).
+- xDSL records no location for an op parsed in custom form; `op_location` finds it from the op's name. xDSL's own
+  `Span.get_location` counts the newlines from the start of the file each time (quadratic over a file of many
+  ops), so the line starts of an input are indexed once.
 
 Each workaround applies only to the xDSL version it was written for: `test/unit/test_compat.py` fails when the
 installed version is not `PINNED`, so that someone checks whether they are still needed."""
@@ -14,6 +15,7 @@ installed version is not `PINNED`, so that someone checks whether they are still
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from importlib.metadata import version
 
 from xdsl.parser import Parser
@@ -55,3 +57,24 @@ def next_op_result(parser: Parser) -> bool:
     result = parser._current_token.kind == MLIRTokenKind.EQUAL
     parser._resume_from(at)
     return result
+
+
+_line_starts: tuple[object, list[int]] | None = None
+"""The input last located in, and where each of its lines starts."""
+
+
+def op_location(parser: Parser, name: str) -> tuple[str, int, int]:
+    """Where op `name`, whose custom form `parser` is about to parse, was written: the file, line and column of
+    its name (or of the parser's position, where the name is not before it)."""
+    global _line_starts
+    start = parser.pos
+    source = parser.lexer.input
+    content = source.content
+    at = content.rfind(name.encode() if isinstance(content, bytes) else name, 0, start)
+    at = at if at >= 0 else start
+    if _line_starts is None or _line_starts[0] is not content:
+        newline = re.compile(b"\n" if isinstance(content, bytes) else "\n")
+        _line_starts = (content, [0, *(m.end() for m in newline.finditer(content))])
+    starts = _line_starts[1]
+    line = bisect_right(starts, at)
+    return source.name, line, at - starts[line - 1] + 1

@@ -13,6 +13,7 @@ on the op that defines its tensor (`own(plain = output)`, see `lane_tensors`).""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -41,7 +42,9 @@ from lanearena.dialects.syntax import form_attrs, parse_i64, parse_value
 from lanearena.model import Form, Numerics
 
 
+@functools.lru_cache(maxsize=4096)
 def i64(value: int) -> IntegerAttr:
+    """`value` as an i64 attribute (immutable, so one for each value: a placed step repeats its offsets)."""
     return IntegerAttr(value, 64)
 
 

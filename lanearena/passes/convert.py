@@ -81,14 +81,15 @@ def alloc_of(op: lane.StepOp) -> arena.AllocOp | None:
     return next((c for c in op.body.block.ops if isinstance(c, arena.AllocOp)), None)
 
 
-def plan_of(op: lane.StepOp, qblock: int = QBLOCK) -> ArenaPlan | None:
+def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> ArenaPlan | None:
     """The arena a placed step is written on, read back from its ops, or None where the step has not been placed.
     Offsets, scratch, counters and reasons are the IR's; the bytes of an array follow from its tensor, and its
-    live launches (for reports) from the step's launches."""
+    live launches (for reports) from the step's launches. `step` is `step_of(op)`, where the caller has it."""
     alloc = alloc_of(op)
     if alloc is None:
         return None
-    step, _ = step_of(op)
+    if step is None:
+        step, _ = step_of(op)
     align = alloc.align.value.data
     plan = ArenaPlan(alloc.nbytes.value.data, align, lower_bound=alloc.lower_bound.value.data,
                      algorithm=alloc.algorithm.data)

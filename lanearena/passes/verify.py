@@ -33,12 +33,12 @@ class LaneArenaVerify(ModulePass):
         problems: list[str] = []
         for step_op in steps(op):
             name = step_op.sym_name.data
-            plan = plan_of(step_op, self.qblock)
+            step, _ = step_of(step_op)
+            plan = plan_of(step_op, self.qblock, step)
             if plan is None:
                 problems.append(f"{where(step_op)}lane.step @{name}: not placed (no arena.alloc); run "
                                 "lane-arena-place first")
                 continue
-            step, _ = step_of(step_op)
             ops = _ops_by_subject(step_op)
             problems += [f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p}"
                          for p in check(step, plan, self.qblock)]
