@@ -155,6 +155,12 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
         if r.start < 0 or r.end > plan.bytes:
             problems.append(Problem(r.subject, f"{r.label}: bytes [{r.start}, {r.end}) lie outside the arena of "
                                                f"{plan.bytes}"))
+    has_place = {(a.tensor, a.form) for a in plan.arrays} | {(o.tensor, o.form) for o in plan.own}
+    for (tensor, form), events in touches.items():
+        if (tensor, form) not in has_place:
+            i = events[0][0]
+            problems.append(Problem(("launch", i), f"launch {i} ({step.launches[i].kind}): '{tensor}' {form.value} "
+                                                   "has neither a place in the arena nor a buffer of its own"))
     problems += _overlaps(regions)
     return problems
 

@@ -7,15 +7,12 @@ for from its parameters (`lanearena.kinds`), a generic `lane.launch` spells them
 
 from __future__ import annotations
 
-
 from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
 )
 from xdsl.ir import (
-    Block,
     Dialect,
-    Operation,
     Region,
     SSAValue,
 )
@@ -26,15 +23,11 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.model import Form, Numerics
-
-from lanearena.dialects.lane_launches import KERNEL_OPS, GenericLaunchOp, KernelOp, LaunchOp, PartAttr, ScratchAttr
 from lanearena.dialects.attrs import FormAttr, NumericsAttr, WriteAttr, WriteKind
+from lanearena.dialects.lane_launches import KERNEL_OPS, GenericLaunchOp, KernelOp, LaunchOp, PartAttr, ScratchAttr
 from lanearena.dialects.lane_tensors import (
     ELEMENTS,
     ComputedDef,
@@ -48,12 +41,13 @@ from lanearena.dialects.lane_tensors import (
     WeightOp,
     _length,
 )
-from lanearena.dialects.located import error_at, located, located_op, source_location
+from lanearena.dialects.located import error_at, located_op
+from lanearena.model import Form, Numerics
 
 __all__ = [
-    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "FormAttr", "GenericLaunchOp", "NumericsAttr", "WriteAttr",
-    "WriteKind", "InputOp", "KernelOp", "LaunchOp", "OutputOp", "PartAttr",
-    "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType", "ViewOp", "WeightOp",
+    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "FormAttr", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp",
+    "NumericsAttr", "OutputOp", "PartAttr", "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType",
+    "ViewOp", "WeightOp", "WriteAttr", "WriteKind",
 ]
 
 

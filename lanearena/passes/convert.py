@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from lanearena import kinds
 from lanearena.analysis.lifetimes import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
 from lanearena.dialects import arena, lane
 from lanearena.dialects.attrs import Reason
-from lanearena.model import QBLOCK, Form, Launch, Numerics, Other, Part, Role, Scratch, Step, Tensor, Touch, Whole, Write
+from lanearena.model import (
+    QBLOCK, Form, Launch, Numerics, Other, Part, Role, Scratch, Step, Tensor, Touch, Whole, Write,
+)
 
 
 def steps(module: ModuleOp) -> list[lane.StepOp]:

@@ -9,10 +9,10 @@
 // CHECK-NEXT: reject.mlir:14:8: lane.step @overlap: arena.tensor 'a' plain [0, 1280) live 0-1 overlaps arena.tensor 'b' plain [1024, 2048) live 1-2
 lane.step @overlap numerics(f32) {
   %arena = arena.alloc bytes(2048) align(256) lower_bound(2304) algorithm("hand")
-  %x = lane.input "x" : !lane.tensor<256xf32>
+  %x = lane.input "x" own(plain = input) : !lane.tensor<256xf32>
   %a = arena.tensor "a" %arena plain(0) : !lane.tensor<320xf32>
   %b = arena.tensor "b" %arena plain(1024) : !lane.tensor<256xf32>
-  %y = lane.tensor "y" : !lane.tensor<256xf32>
+  %y = lane.tensor "y" own(plain = output) : !lane.tensor<256xf32>
   lane.launch "a" %x -> %a whole
   lane.launch "b" %a -> %b whole
   lane.launch "y" %b -> %y whole
@@ -27,9 +27,9 @@ lane.step @overlap numerics(f32) {
 // CHECK-DAG: reject.mlir:10:8: lane.step @bounds: arena.tensor 'a' plain: bytes [100, 1380) lie outside the arena of 1024
 lane.step @bounds numerics(f32) {
   %arena = arena.alloc bytes(1024) align(256) lower_bound(1280) algorithm("hand")
-  %x = lane.input "x" : !lane.tensor<256xf32>
+  %x = lane.input "x" own(plain = input) : !lane.tensor<256xf32>
   %a = arena.tensor "a" %arena plain(100) : !lane.tensor<320xf32>
-  %y = lane.tensor "y" : !lane.tensor<256xf32>
+  %y = lane.tensor "y" own(plain = output) : !lane.tensor<256xf32>
   lane.launch "a" %x -> %a whole
   lane.launch "y" %a -> %y whole
   lane.output %y : !lane.tensor<256xf32>
@@ -46,7 +46,7 @@ lane.step @bounds numerics(f32) {
 // CHECK-DAG: reject.mlir:14:8: lane.step @rules: arena.tensor 'y' plain: only a computed tensor's allocated array that is no input or output may be placed
 lane.step @rules numerics(f32) {
   %arena = arena.alloc bytes(1024) align(256) lower_bound(0) algorithm("hand")
-  %x = lane.input "x" : !lane.tensor<64xf32>
+  %x = lane.input "x" own(plain = input) : !lane.tensor<64xf32>
   %p = arena.tensor "p" %arena plain(0) : !lane.tensor<64xf32>
   %y = arena.tensor "y" %arena plain(256) : !lane.tensor<64xf32>
   %c = arena.scratch "c" %arena[512] bytes(256)
@@ -63,8 +63,8 @@ lane.step @rules numerics(f32) {
 // CHECK-DAG: reject.mlir:13:3: lane.step @small: launch 0 (one): counter 'c' of 2 bytes, but the launch asks for 4
 lane.step @small numerics(f32) {
   %arena = arena.alloc bytes(1024) align(256) lower_bound(0) algorithm("hand")
-  %x = lane.input "x" : !lane.tensor<64xf32>
-  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  %x = lane.input "x" own(plain = input) : !lane.tensor<64xf32>
+  %y = lane.tensor "y" own(plain = output) : !lane.tensor<64xf32>
   %s = arena.scratch "s" %arena[0] bytes(128)
   %c = arena.counter "c" bytes(2)
   lane.launch "one" %x -> %y whole scratch [#lane.scratch<"s", f32, 400>, #lane.scratch<"c", counter, 4>] scratch(%s, %c)
@@ -75,6 +75,20 @@ lane.step @small numerics(f32) {
 
 // CHECK: reject.mlir:4:1: lane.step @unplaced: not placed (no arena.alloc); run lane-arena-place first
 lane.step @unplaced numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
+  %x = lane.input "x" own(plain = input) : !lane.tensor<64xf32>
   lane.output %x : !lane.tensor<64xf32>
+}
+
+// -----
+
+// An array the launches touch that has neither an offset nor a buffer of its own (a step placed by hand).
+// CHECK: reject.mlir:10:3: lane.step @nowhere: launch 0 (a): 'a' plain has neither a place in the arena nor a buffer of its own
+lane.step @nowhere numerics(f32) {
+  %arena = arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
+  %x = lane.input "x" own(plain = input) : !lane.tensor<64xf32>
+  %a = lane.tensor "a" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" own(plain = output) : !lane.tensor<64xf32>
+  lane.launch "a" %x -> %a whole
+  lane.launch "y" %a -> %y whole
+  lane.output %y : !lane.tensor<64xf32>
 }
