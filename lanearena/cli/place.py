@@ -9,6 +9,7 @@ import sys
 from lanearena import api, placement
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
+from lanearena.passes.convert import alloc_of, steps
 
 
 def register(sub) -> None:
@@ -30,16 +31,16 @@ def run(args) -> int:
     show.close()
     if not args.no_verify:
         api.verify(module)
-    placed = api.placed_steps(module)
     if args.json:
         if args.output:
             write_output(args.output, str(module) + "\n")
-        print(placement_json([plan.record(step.name) for step, plan in placed]))
+        print(placement_json([plan.record(step.name) for step, plan in api.placed_steps(module)]))
         return 0
     write_output(args.output, str(module) + "\n")
-    for step, plan in placed:
-        print(f"@{step.name}: arena_bytes={plan.bytes} lower_bound={plan.lower_bound} algorithm={plan.algorithm}",
-              file=sys.stderr)
+    for step_op in steps(module):
+        a = alloc_of(step_op)
+        print(f"@{step_op.sym_name.data}: arena_bytes={a.nbytes.value.data} lower_bound={a.lower_bound.value.data} "
+              f"algorithm={a.algorithm.data}", file=sys.stderr)
     return 0
 
 

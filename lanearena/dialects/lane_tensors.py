@@ -28,6 +28,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
+    traits_def,
     operand_def,
     opt_prop_def,
     prop_def,
@@ -36,7 +37,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator
+from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena.dialects.attrs import FormAttr, Reason, ReasonAttr
@@ -369,6 +370,7 @@ class ViewOp(ComputedDef):
     name = "lane.view"
     source = operand_def(TensorType)
     offset = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure())
 
     def __init__(
         self, tensor: str, source: SSAValue, offset: int, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,),
