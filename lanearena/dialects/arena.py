@@ -183,8 +183,18 @@ class TensorOp(ComputedDef):
                                       "numerics")
 
 
+def _parse_bytes(parser: Parser) -> int:
+    parser.parse_keyword("bytes")
+    parser.parse_punctuation("(")
+    n = parse_i64(parser, "bytes")
+    parser.parse_punctuation(")")
+    return n
+
+
 class _Buffer(IRDLOperation):
-    """A launch's scratch or counter: `tag` names it beside the launch that takes it, `bytes` its size."""
+    """A launch's scratch or counter: `tag` names it beside the launch that takes it, `bytes` its size. (A custom
+    syntax, not a declarative one: xDSL 0.75 prints a tag beyond ASCII as byte escapes that its declarative parser
+    does not take back as a string.)"""
 
     tag = prop_def(StringAttr)
     nbytes = prop_def(IntegerAttr[I64], prop_name="bytes")
@@ -209,12 +219,28 @@ class ScratchOp(_Buffer):
     arena = operand_def(BufferType())
     offset = prop_def(IntegerAttr[I64])
     traits = traits_def(Pure())
-    assembly_format = "$tag $arena `[` $offset `]` `bytes` `(` $bytes `)` attr-dict"
 
     def __init__(self, tag: str, arena: SSAValue, offset: int, nbytes: int):
         super().__init__(operands=[arena], result_types=[BufferType()],
                          properties={"tag": StringAttr(tag), "offset": i64(offset), "bytes": i64(nbytes)})
         _named(self.result, tag)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        at = source_location(parser, cls.name)
+        tag = parser.parse_str_literal(" (the scratch's tag)")
+        arena = parse_value(parser)
+        parser.parse_punctuation("[")
+        offset = parse_i64(parser, "the scratch's offset")
+        parser.parse_punctuation("]")
+        return located(cls(tag, arena, offset, _parse_bytes(parser)), at)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.tag.data)
+        printer.print_string(" ")
+        printer.print_operand(self.arena)
+        printer.print_string(f"[{self.offset.value.data}] bytes({self.nbytes.value.data})")
 
     def verify_(self) -> None:
         self._verify_buffer()
@@ -229,11 +255,21 @@ class CounterOp(_Buffer):
     before the launch and left zero by it), never arena bytes."""
 
     name = "arena.counter"
-    assembly_format = "$tag `bytes` `(` $bytes `)` attr-dict"
 
     def __init__(self, tag: str, nbytes: int):
         super().__init__(result_types=[BufferType()], properties={"tag": StringAttr(tag), "bytes": i64(nbytes)})
         _named(self.result, tag)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        at = source_location(parser, cls.name)
+        tag = parser.parse_str_literal(" (the counter's tag)")
+        return located(cls(tag, _parse_bytes(parser)), at)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.tag.data)
+        printer.print_string(f" bytes({self.nbytes.value.data})")
 
     def verify_(self) -> None:
         self._verify_buffer()
