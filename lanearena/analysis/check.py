@@ -3,6 +3,9 @@ shares no code with the analysis that produced the placement (`lifetimes`) nor w
 
 from __future__ import annotations
 
+import heapq
+from dataclasses import dataclass
+
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.model import QBLOCK, Form, Part, Role, Step, Whole, array_bytes
 
@@ -33,12 +36,14 @@ def _touches(step: Step, qblock: int) -> dict[tuple[str, Form], list[tuple[int, 
 
 
 def _written_before_read(events: list[tuple[int, str, object]], form: Form) -> bool:
-    """Whether these touches cover the whole array before any read: a whole write, or parts of one pitch whose
-    union covers the unit, all in launches before the first read."""
-    covered: set[tuple[int, int]] = set()
+    """Whether these touches (in launch order) cover the whole array before any read: a whole write, or parts of
+    one pitch whose union covers the unit, all in launches before the first read."""
+    by_launch: dict[int, list[tuple[str, object]]] = {}
+    for i, kind, how in events:
+        by_launch.setdefault(i, []).append((kind, how))
+    covered: list[tuple[int, int]] = []
     pitch = None
-    for launch in sorted({i for i, _, _ in events}):
-        here = [(kind, how) for i, kind, how in events if i == launch]
+    for here in by_launch.values():
         if any(kind == "read" for kind, _ in here):
             return False
         hows = [how for _, how in here]
@@ -51,7 +56,7 @@ def _written_before_read(events: list[tuple[int, str, object]], form: Form) -> b
                 pitch = h.pitch
             if h.pitch != pitch:
                 return False
-            covered.add((h.start, h.start + h.width))
+            covered.append((h.start, h.start + h.width))
         end = 0
         for start, stop in sorted(covered):
             if start > end:
@@ -62,62 +67,116 @@ def _written_before_read(events: list[tuple[int, str, object]], form: Form) -> b
     return False
 
 
-def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[str]:
-    """Every way `plan` fails `step`, as messages naming the arrays; [] when it is a safe placement."""
-    problems: list[str] = []
+Subject = tuple
+"""What a problem is about: `("array", tensor, form)`, `("scratch", launch, tag)` or `("launch", launch)`."""
+
+
+class Problem(str):
+    """One way a placement fails its step: the message, about `subject` (so that a caller can point at its op)."""
+
+    subject: Subject
+
+    def __new__(cls, subject: Subject, message: str) -> Problem:
+        problem = super().__new__(cls, message)
+        problem.subject = subject
+        return problem
+
+
+@dataclass(frozen=True)
+class _Region:
+    label: str
+    subject: Subject
+    start: int
+    end: int
+    first: int
+    last: int
+
+
+def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
+    """Every way `plan` fails `step`, naming the arrays; [] when it is a safe placement. The lives of the arrays are
+    derived here from the launches (the plan's own `first` and `last` are not trusted)."""
+    problems: list[Problem] = []
     touches = _touches(step, qblock)
-    regions: list[tuple[str, int, int, int, int]] = []  # name, offset, end, first, last
+    io = step.io()
+    regions: list[_Region] = []
     for a in plan.arrays:
-        label = f"arena.array '{a.tensor}' {a.form.value}"
+        label = f"arena.tensor '{a.tensor}' {a.form.value}"
+        subject = ("array", a.tensor, a.form)
+        said: list[str] = []
         t = step.tensors.get(a.tensor)
-        if t is None:
-            problems.append(f"{label}: no such tensor in step @{step.name}")
-            continue
-        if t.role is not Role.COMPUTED or t.view_of is not None or a.tensor in step.io() or a.form not in t.forms:
-            problems.append(f"{label}: only a computed tensor's allocated array that is no input or output may be placed")
-        need = array_bytes(t.length, a.form, step.numerics.two_words, plan.align)
-        if a.bytes < need:
-            problems.append(f"{label}: {a.bytes} bytes, but the array needs {need}")
         events = touches.get((a.tensor, a.form), [])
-        if not events:
-            problems.append(f"{label}: no launch touches it")
+        if t is None:
+            said.append(f"no such tensor in step @{step.name}")
         else:
-            first, last = events[0][0], events[-1][0]
-            if a.first > first or a.last < last:
-                problems.append(f"{label}: live {a.first}-{a.last}, but launches {first}-{last} touch it")
-            if not _written_before_read(events, a.form):
-                problems.append(f"{label}: a launch reads it (or writes it in another way) before it is written whole")
-        regions.append((label, a.offset, a.offset + a.bytes, a.first, a.last))
+            if t.role is not Role.COMPUTED or t.view_of is not None or a.tensor in io or a.form not in t.forms:
+                said.append("only a computed tensor's allocated array that is no input or output may be placed")
+            need = array_bytes(t.length, a.form, step.numerics.two_words, plan.align)
+            if a.bytes < need:
+                said.append(f"{a.bytes} bytes, but the array needs {need}")
+            if not events:
+                said.append("no launch touches it")
+            elif not _written_before_read(events, a.form):
+                said.append("a launch reads it (or writes it in another way) before it is written whole")
+        problems += [Problem(subject, f"{label}: {m}") for m in said]
+        if not events:
+            continue
+        regions.append(_Region(label, subject, a.offset, a.offset + a.bytes, events[0][0], events[-1][0]))
     declared = {(i, s.tag): s for i, launch in enumerate(step.launches) for s in launch.scratch}
     for s in plan.scratch:
         label = f"arena.scratch launch({s.launch}) '{s.tag}'"
+        subject = ("scratch", s.launch, s.tag)
         d = declared.get((s.launch, s.tag))
         if d is None:
-            problems.append(f"{label}: launch {s.launch} asks for no such scratch")
+            problems.append(Problem(subject, f"{label}: launch {s.launch} asks for no such scratch"))
         elif d.counter:
-            problems.append(f"{label}: a counter must keep a zeroed buffer of its own, not arena bytes")
+            problems.append(Problem(subject, f"{label}: a counter must keep a zeroed buffer of its own, not arena "
+                                             "bytes"))
         elif s.bytes < d.bytes:
-            problems.append(f"{label}: {s.bytes} bytes, but the launch asks for {d.bytes}")
-        regions.append((label, s.offset, s.offset + s.bytes, s.launch, s.launch))
+            problems.append(Problem(subject, f"{label}: {s.bytes} bytes, but the launch asks for {d.bytes}"))
+        regions.append(_Region(label, subject, s.offset, s.offset + s.bytes, s.launch, s.launch))
     placed_scratch = {(s.launch, s.tag) for s in plan.scratch}
-    counters = {(c.launch, c.tag) for c in plan.counters}
+    counters = {(c.launch, c.tag): c for c in plan.counters}
     for (i, tag), d in declared.items():
+        where = f"launch {i} ({step.launches[i].kind})"
         if d.counter and (i, tag) not in counters:
-            problems.append(f"launch {i} ({step.launches[i].kind}): counter '{tag}' has no zeroed buffer")
+            problems.append(Problem(("launch", i), f"{where}: counter '{tag}' has no zeroed buffer"))
+        elif d.counter and counters[(i, tag)].bytes < d.bytes:
+            problems.append(Problem(("launch", i), f"{where}: counter '{tag}' of {counters[(i, tag)].bytes} bytes, "
+                                                   f"but the launch asks for {d.bytes}"))
         if not d.counter and (i, tag) not in placed_scratch:
-            problems.append(f"launch {i} ({step.launches[i].kind}): scratch '{tag}' is not placed")
-    for label, start, end, _, _ in regions:
-        if start % plan.align:
-            problems.append(f"{label}: offset {start} is not a multiple of {plan.align}")
-        if start < 0 or end > plan.bytes:
-            problems.append(f"{label}: bytes [{start}, {end}) lie outside the arena of {plan.bytes}")
-    by_start = sorted(regions, key=lambda r: r[1])
-    for k, (la, sa, ea, fa, xa) in enumerate(by_start):
-        for lb, sb, eb, fb, xb in by_start[k + 1:]:
-            if sb >= ea:
-                break
-            if fa <= xb and fb <= xa:
-                problems.append(
-                    f"{la} [{sa}, {ea}) live {fa}-{xa} overlaps {lb} [{sb}, {eb}) live {fb}-{xb}"
-                )
+            problems.append(Problem(("launch", i), f"{where}: scratch '{tag}' is not placed"))
+    for (i, tag), c in counters.items():
+        if (i, tag) not in declared or not declared[(i, tag)].counter:
+            problems.append(Problem(("launch", i), f"launch {i} ({step.launches[i].kind}): counter '{tag}' is not a "
+                                                   "counter the launch asks for"))
+    for r in regions:
+        if r.start % plan.align:
+            problems.append(Problem(r.subject, f"{r.label}: offset {r.start} is not a multiple of {plan.align}"))
+        if r.start < 0 or r.end > plan.bytes:
+            problems.append(Problem(r.subject, f"{r.label}: bytes [{r.start}, {r.end}) lie outside the arena of "
+                                               f"{plan.bytes}"))
+    has_place = {(a.tensor, a.form) for a in plan.arrays} | {(o.tensor, o.form) for o in plan.own}
+    for (tensor, form), events in touches.items():
+        if (tensor, form) not in has_place:
+            i = events[0][0]
+            problems.append(Problem(("launch", i), f"launch {i} ({step.launches[i].kind}): '{tensor}' {form.value} "
+                                                   "has neither a place in the arena nor a buffer of its own"))
+    problems += _overlaps(regions)
     return problems
+
+
+def _overlaps(regions: list[_Region]) -> list[Problem]:
+    """Every two regions live at one launch that share a byte: a sweep over launches, each region compared with
+    those still live when it starts."""
+    out: list[Problem] = []
+    live: list[tuple[int, int, _Region]] = []  # a heap by last launch
+    for k, r in enumerate(sorted(regions, key=lambda r: (r.first, r.start))):
+        while live and live[0][0] < r.first:
+            heapq.heappop(live)
+        for _, _, o in live:
+            if o.start < r.end and r.start < o.end:
+                a, b = sorted((o, r), key=lambda x: (x.start, x.first))
+                out.append(Problem(r.subject, f"{a.label} [{a.start}, {a.end}) live {a.first}-{a.last} overlaps "
+                                              f"{b.label} [{b.start}, {b.end}) live {b.first}-{b.last}"))
+        heapq.heappush(live, (r.last, k, r))
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lanearena.analysis.plan import Counter, OwnArray
-from lanearena.model import ALIGN, QBLOCK, Form, Part, Role, Step, Whole, aligned, array_bytes, home
+from lanearena.model import ALIGN, QBLOCK, Form, Part, Role, Step, Tensor, Whole, aligned, array_bytes, home
 
 
 @dataclass
@@ -148,6 +148,13 @@ def _reason(step: Step, name: str, form: Form, written: Written) -> str | None:
     return None
 
 
+def bytes_of(t: Tensor, form: Form, two_words: bool, align: int = ALIGN) -> int:
+    """The aligned bytes of tensor `t`'s array `form` (a Q8_0 weight's: its words and scales)."""
+    if t.elem == "i8":
+        return array_bytes(t.length, Form.QUANT, False, align)
+    return array_bytes(t.length, form, two_words, align)
+
+
 def problem(step: Step, align: int = ALIGN, qblock: int = QBLOCK) -> Problem:
     """The placement problem of `step`: its arrays that may live in the arena and its launches' scratch, each with
     its aligned bytes and life; its counters; and the arrays that keep buffers of their own, with why."""
@@ -156,7 +163,7 @@ def problem(step: Step, align: int = ALIGN, qblock: int = QBLOCK) -> Problem:
     own: list[OwnArray] = []
     for (name, form), life in lives(step, qblock).items():
         t = step.tensors[name]
-        nbytes = array_bytes(t.length, Form.QUANT, False, align) if t.elem == "i8" else array_bytes(t.length, form, two, align)
+        nbytes = bytes_of(t, form, two, align)
         reason = _reason(step, name, form, life.written)
         if reason is None:
             items.append(Item(nbytes, life.first, life.last, tensor=name, form=form))

@@ -62,6 +62,20 @@ class ArenaPlan:
     lower_bound: int = 0
     algorithm: str = "greedy"
 
+    def record(self, step: str) -> dict:
+        """The plan of step `step` as `lanearena place --json` prints it (README: "Placement as JSON")."""
+        return {
+            "step": step,
+            "arena_bytes": self.bytes,
+            "lower_bound": self.lower_bound,
+            "algorithm": self.algorithm,
+            "arrays": [{"tensor": a.tensor, "form": a.form.value, "offset": a.offset, "bytes": a.bytes,
+                        "first": a.first, "last": a.last} for a in self.arrays],
+            "scratch": [{"launch": s.launch, "tag": s.tag, "offset": s.offset, "bytes": s.bytes} for s in self.scratch],
+            "counters": [{"launch": c.launch, "tag": c.tag, "bytes": c.bytes} for c in self.counters],
+            "own": [{"tensor": o.tensor, "form": o.form.value, "bytes": o.bytes, "reason": o.reason} for o in self.own],
+        }
+
     def array(self, tensor: str, form: Form) -> PlacedArray | None:
         """Where tensor `tensor`'s array `form` lives, when it is placed."""
         return next((a for a in self.arrays if a.tensor == tensor and a.form == form), None)

@@ -7,14 +7,12 @@ for from its parameters (`lanearena.kinds`), a generic `lane.launch` spells them
 
 from __future__ import annotations
 
-
 from xdsl.dialects.builtin import (
     StringAttr,
+    SymbolNameConstraint,
 )
 from xdsl.ir import (
-    Block,
     Dialect,
-    Operation,
     Region,
     SSAValue,
 )
@@ -25,16 +23,14 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, NoTerminator
+from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.model import Form, Numerics
-
+from lanearena.dialects.attrs import FormAttr, NumericsAttr, WriteAttr, WriteKind
 from lanearena.dialects.lane_launches import KERNEL_OPS, GenericLaunchOp, KernelOp, LaunchOp, PartAttr, ScratchAttr
 from lanearena.dialects.lane_tensors import (
     ELEMENTS,
+    ComputedDef,
     InputOp,
     OutputOp,
     StateOp,
@@ -45,11 +41,13 @@ from lanearena.dialects.lane_tensors import (
     WeightOp,
     _length,
 )
-from lanearena.dialects.located import error_at, located, located_op, source_location
+from lanearena.dialects.located import error_at, located_op
+from lanearena.model import Form, Numerics
 
 __all__ = [
-    "ELEMENTS", "KERNEL_OPS", "LANE", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp", "OutputOp", "PartAttr",
-    "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType", "ViewOp", "WeightOp",
+    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "FormAttr", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp",
+    "NumericsAttr", "OutputOp", "PartAttr", "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType",
+    "ViewOp", "WeightOp", "WriteAttr", "WriteKind",
 ]
 
 
@@ -59,47 +57,34 @@ __all__ = [
 @located_op
 @irdl_op_definition
 class StepOp(IRDLOperation):
-    """`lane.step @decode numerics(int8) { ... }`: one step of a model."""
+    """`lane.step @decode numerics(int8) { ... lane.output %y : ... }`: one step of a model, a symbol, ending with
+    its `lane.output`."""
 
     name = "lane.step"
-    sym_name = prop_def(StringAttr)
-    numerics = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
+    numerics = prop_def(NumericsAttr)
     body = region_def("single_block")
-    traits = traits_def(NoTerminator(), IsolatedFromAbove())
+    assembly_format = "$sym_name `numerics` `(` $numerics `)` attr-dict-with-keyword $body"
+    # The step's verifier requires lane.output last, with the step's location in its message; NoTerminator keeps
+    # xDSL's own check (an unlocated message about whichever op ends the block) from running first.
+    traits = traits_def(NoTerminator(), IsolatedFromAbove(), SymbolOpInterface())
 
     def __init__(self, name: str, numerics: str, body: Region):
-        super().__init__(properties={"sym_name": StringAttr(name), "numerics": StringAttr(numerics)}, regions=[body])
+        super().__init__(properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))},
+                         regions=[body])
 
     @property
     def step_numerics(self) -> Numerics:
-        return Numerics(self.numerics.data)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        at = source_location(parser, cls.name)
-        name = parser.parse_symbol_name().data
-        parser.parse_keyword("numerics")
-        parser.parse_punctuation("(")
-        numerics = parser.parse_keyword_in(tuple(n.value for n in Numerics), " (f32, int8 or int8x2)")
-        parser.parse_punctuation(")")
-        body = parser.parse_region()
-        if not body.blocks:  # `{}`: how an empty step prints
-            body.add_block(Block())
-        return located(cls(name, numerics, body), at)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(f" numerics({self.numerics.data}) ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        return self.numerics.data
 
     def verify_(self) -> None:
         step = f"lane.step @{self.sym_name.data}"
-        if self.numerics.data not in {n.value for n in Numerics}:
-            raise VerifyException(f"{step}: numerics must be f32, int8 or int8x2")
         block = self.body.block
         if block.args:
             raise VerifyException(f"{step}: its body takes no arguments; tensors are defined by lane ops")
+        if not isinstance(block.last_op, OutputOp):
+            raise VerifyException(f"{step}: its body ends with lane.output (the step's terminator), even with no "
+                                  "tensors to hand back")
         names: dict[str, TensorDef] = {}
         defined: set[SSAValue] = set()
         for op in block.ops:
@@ -126,7 +111,7 @@ def _verify_written(step: str, block) -> None:
     for op in block.ops:
         if isinstance(op, ViewOp):
             base, offset = root.get(op.source, (op.source, 0))
-            root[op.result] = (base, offset + op.offset.data)
+            root[op.result] = (base, offset + op.view_offset)
         elif isinstance(op, TensorDef):
             root[op.result] = (op.result, 0)
 
@@ -149,7 +134,7 @@ def _verify_written(step: str, block) -> None:
     for op in block.ops:
         if isinstance(op, LaunchOp):
             for v, form in op.reads():
-                if isinstance(v.owner, (TensorOp, ViewOp)) and not is_written(v, form):
+                if isinstance(v.owner, ComputedDef) and not is_written(v, form):
                     raise error_at(
                         op,
                         f"{op.name} reads the {form} form of '{v.owner.tensor_name}', which no launch of {step} "
@@ -157,48 +142,33 @@ def _verify_written(step: str, block) -> None:
                     )
         elif isinstance(op, OutputOp):
             for v in op.values:
-                if isinstance(v.owner, TensorOp) and not is_written(v, Form.PLAIN.value):
+                if isinstance(v.owner, ComputedDef) and not is_written(v, Form.PLAIN.value):
                     raise error_at(op, f"lane.output '{v.owner.tensor_name}': no launch of {step} writes it")
 
 
 def _verify_arena(step: str, block) -> None:
-    """The step's `arena` ops: one arena.alloc where there are any, launch indices inside the step, and each
-    array and each launch's scratch or counter placed once."""
+    """The step's placement: at most one arena.alloc, before every op that uses it; each scratch or counter
+    buffer taken by exactly one launch, with tags distinct within a launch."""
     from lanearena.dialects import arena  # the arena dialect is built on this one
 
-    launches = sum(1 for op in block.ops if isinstance(op, LaunchOp))
-    ops = [op for op in block.ops if op.dialect_name() == "arena"]
-    allocs = [op for op in ops if isinstance(op, arena.AllocOp)]
+    allocs = [op for op in block.ops if isinstance(op, arena.AllocOp)]
     if len(allocs) > 1:
         raise error_at(allocs[1], f"{step}: more than one arena.alloc (a step has one arena)")
-    if ops and not allocs:
-        raise error_at(ops[0], f"{step}: {ops[0].name} without the arena.alloc of the step")
-    arrays: dict[tuple[SSAValue, str], Operation] = {}
-    scratch: dict[tuple[int, str], Operation] = {}
-    for op in ops:
-        if isinstance(op, arena.ArrayOp) and op.last.data >= launches:
-            raise error_at(op, f"arena.array '{op.tensor_name}' {op.form.data}: live until launch {op.last.data}, "
-                           f"past the {launches} launches of {step}")
-        if isinstance(op, (arena.ScratchOp, arena.CounterOp)) and op.launch.data >= launches:
-            raise error_at(op, f"{op.name} \"{op.tag.data}\": launch {op.launch.data}, past the {launches} launches "
-                           f"of {step}")
-        if isinstance(op, (arena.ArrayOp, arena.OwnOp)):
-            key = (op.tensor, op.form.data)
-            if key in arrays:
-                raise error_at(op, f"{op.name} '{op.tensor_name}' {op.form.data}: that array is already given a "
-                               f"place by an {arrays[key].name}")
-            arrays[key] = op
-        elif isinstance(op, (arena.ScratchOp, arena.CounterOp)):
-            key = (op.launch.data, op.tag.data)
-            if key in scratch:
-                raise error_at(op, f"{op.name} \"{op.tag.data}\" of launch {op.launch.data}: already given a place "
-                               f"by an {scratch[key].name}")
-            scratch[key] = op
+    for op in block.ops:
+        if isinstance(op, (arena.ScratchOp, arena.CounterOp)):
+            users = [u.operation for u in op.result.uses]
+            if len(users) != 1 or not isinstance(users[0], LaunchOp):
+                raise error_at(op, f"{op.name} \"{op.tag.data}\": taken by {len(users)} ops, but a scratch or "
+                               "counter buffer is one launch's")
+        elif isinstance(op, LaunchOp) and op.buffers:
+            tags = [b.owner.tag.data for b in op.buffers]
+            if len(set(tags)) != len(tags):
+                raise error_at(op, f"{op.name}: scratch tags taken twice ({', '.join(tags)})")
 
 
 LANE = Dialect(
     "lane",
     [InputOp, WeightOp, StateOp, TensorOp, ViewOp, OutputOp, GenericLaunchOp, StepOp, *KERNEL_OPS.values()],
-    [TensorType, PartAttr, ScratchAttr],
+    [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr],
 )
 

@@ -8,10 +8,14 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     FloatAttr,
     IntAttr,
+    IntegerAttr,
+    i64,
     StringAttr,
+    i32,
 )
 from xdsl.ir import (
     Attribute,
@@ -40,10 +44,12 @@ from lanearena.dialects.syntax import (
     parse_optional_value,
     parse_params,
     parse_touch_list,
+    parse_value,
     print_params,
     print_touch_list,
-    strings,
+    form_attrs,
 )
+from lanearena.dialects.attrs import BufferType, FormAttr, WriteAttr, WriteKind
 from lanearena.model import Form, Numerics
 from lanearena.dialects.kernel_shapes import _SHAPES
 from lanearena.kinds import PART_PARAMS
@@ -91,19 +97,37 @@ def _part_problem(pitch: int, start: int, width: int) -> str | None:
 
 
 class LaunchOp(IRDLOperation):
-    """A launch: operands read (`ins`) and written (`outs`), each with the forms it touches."""
+    """A launch: operands read (`ins`) and written (`outs`), each with the forms it touches; once placed, the
+    scratch and counters it asks for (`buffers`, written `scratch(%fp, %fq)`)."""
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     ins = var_operand_def(TensorType)
     outs = var_operand_def(TensorType)
-    in_forms = prop_def(ArrayAttr[StringAttr])
-    out_forms = prop_def(ArrayAttr[ArrayAttr[StringAttr]])
+    buffers = var_operand_def(BufferType())
+    in_forms = prop_def(ArrayAttr[FormAttr])
+    out_forms = prop_def(ArrayAttr[ArrayAttr[FormAttr]])
 
     def reads(self) -> list[tuple[SSAValue, str]]:
-        return [(v, f.data) for v, f in zip(self.ins, self.in_forms.data, strict=True)]
+        return [(v, f.data.value) for v, f in zip(self.ins, self.in_forms.data, strict=True)]
 
     def writes(self) -> list[tuple[SSAValue, tuple[str, ...]]]:
-        return [(v, tuple(f.data for f in fs.data)) for v, fs in zip(self.outs, self.out_forms.data, strict=True)]
+        return [(v, tuple(f.data.value for f in fs.data))
+                for v, fs in zip(self.outs, self.out_forms.data, strict=True)]
+
+    def with_buffers(self, buffers: Sequence[SSAValue]) -> LaunchOp:
+        """This launch, taking `buffers` as its scratch and counters (a new op: the operands are fixed)."""
+        op = self.clone_without_regions()
+        op.location = self.location
+        op.operands = [*self.ins, *self.outs, *buffers]
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(self.ins), len(self.outs),
+                                                                             len(buffers)])
+        return op
+
+    def _print_buffers(self, printer: Printer) -> None:
+        if self.buffers:
+            printer.print_string(" scratch(")
+            printer.print_list(self.buffers, printer.print_operand)
+            printer.print_string(")")
 
     def verify_(self) -> None:
         try:
@@ -172,12 +196,13 @@ class KernelOp(LaunchOp):
         ins: Sequence[tuple[SSAValue, str]],
         outs: Sequence[tuple[SSAValue, Sequence[str]]],
         params: dict[str, int | float | str] | None = None,
+        buffers: Sequence[SSAValue] = (),
     ):
         super().__init__(
-            operands=[[v for v, _ in ins], [v for v, _ in outs]],
+            operands=[[v for v, _ in ins], [v for v, _ in outs], list(buffers)],
             properties={
-                "in_forms": strings(f for _, f in ins),
-                "out_forms": ArrayAttr(strings(fs) for _, fs in outs),
+                "in_forms": form_attrs(f for _, f in ins),
+                "out_forms": ArrayAttr(form_attrs(fs) for _, fs in outs),
                 "params": DictionaryAttr({k: param_attr(v) for k, v in (params or {}).items()}),
             },
         )
@@ -194,7 +219,8 @@ class KernelOp(LaunchOp):
         params = parse_params(parser, tuple(cls.KIND.params) + PART_PARAMS)
         if any(len(forms) != 1 for _, forms in ins):
             parser.raise_error(f"{cls.name}: each read operand names one form")
-        return located(cls([(v, fs[0]) for v, fs in ins], outs, params), at)
+        buffers = parse_buffers(parser)
+        return located(cls([(v, fs[0]) for v, fs in ins], outs, params, buffers), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -202,6 +228,7 @@ class KernelOp(LaunchOp):
         printer.print_string(" -> ")
         print_touch_list(printer, self.writes())
         print_params(printer, self.param_values())
+        self._print_buffers(printer)
 
     def _verify_launch(self) -> None:
         k = self.KIND
@@ -227,10 +254,9 @@ class KernelOp(LaunchOp):
         (whole and positive where the kind needs a count), and a part given whole."""
         k = self.KIND
         for name, attr in self.params.data.items():
-            if not isinstance(attr, (IntAttr, FloatAttr, StringAttr)):
+            if not (isinstance(attr, (FloatAttr, StringAttr)) or (isinstance(attr, IntegerAttr) and attr.type == i64)):
                 raise VerifyException(
-                    f"{self.name}: parameter '{name}' is {attr}, not an integer (#builtin.int<...>), a float or a "
-                    "string"
+                    f"{self.name}: parameter '{name}' is {attr}, not an integer (i64), a float or a string"
                 )
         params = self.param_values()
         for name in params:
@@ -303,17 +329,225 @@ class KernelOp(LaunchOp):
                 )
 
 
-def _kernel_op(kind: kinds.Kind) -> type[KernelOp]:
-    cls = type(
-        "".join(w.capitalize() for w in kind.name.split("_")) + "Op",
-        (KernelOp,),
-        {"name": f"lane.{kind.name}", "KIND": kind, "__annotations__": {"KIND": ClassVar[kinds.Kind]}, "__doc__": f"`lane.{kind.name}`: a {kind.name} launch "
-         f"reading ({', '.join(kind.ins)}) and writing ({', '.join(kind.outs)})."},
+# One op a kernel kind. A new kind of `kinds.KINDS` is one more class like these, and its name in `KERNEL_OPS`.
+
+
+@located_op
+@irdl_op_definition
+class GatherOp(KernelOp):
+    """`lane.gather %table, %ids -> %out`: the rows of `table` that `ids` name."""
+
+    name = "lane.gather"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["gather"]
+
+
+@located_op
+@irdl_op_definition
+class NormOp(KernelOp):
+    """`lane.norm %x, %gain -> %out(plain, quant) eps(1.0e-06)`: RMS norm of each row, times `gain`."""
+
+    name = "lane.norm"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["norm"]
+
+
+@located_op
+@irdl_op_definition
+class QuantizeOp(KernelOp):
+    """`lane.quantize %x -> %out(quant)`: the quantized form of `x`."""
+
+    name = "lane.quantize"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["quantize"]
+
+
+@located_op
+@irdl_op_definition
+class GemvOp(KernelOp):
+    """`lane.gemv %x(quant), %w -> %out split(4)`: `x` times `w` transposed, cut along k in `split`."""
+
+    name = "lane.gemv"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["gemv"]
+
+
+@located_op
+@irdl_op_definition
+class GluOp(KernelOp):
+    """`lane.glu %x, %w_gate, %w_up -> %out`: the gated pair silu(x w_gate) * (x w_up)."""
+
+    name = "lane.glu"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["glu"]
+
+
+@located_op
+@irdl_op_definition
+class RopeOp(KernelOp):
+    """`lane.rope %pos -> %x heads(16)`: rotates `x` in place by the positions `pos`."""
+
+    name = "lane.rope"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["rope"]
+
+
+@located_op
+@irdl_op_definition
+class KvStoreOp(KernelOp):
+    """`lane.kv_store %k, %v, %pos -> %k_cache, %v_cache`: the new rows into the caches."""
+
+    name = "lane.kv_store"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["kv_store"]
+
+
+@located_op
+@irdl_op_definition
+class AttentionOp(KernelOp):
+    """`lane.attention %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8)`."""
+
+    name = "lane.attention"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["attention"]
+
+
+@located_op
+@irdl_op_definition
+class MoeOp(KernelOp):
+    """`lane.moe %x, %w_router, %w_gate, %w_up, %w_down -> %out experts(8) topk(2)`: routed experts."""
+
+    name = "lane.moe"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe"]
+
+
+@located_op
+@irdl_op_definition
+class BinaryOp(KernelOp):
+    """`lane.binary %a, %b -> %out op("add")`: an element-wise op."""
+
+    name = "lane.binary"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["binary"]
+
+
+@located_op
+@irdl_op_definition
+class ArgmaxOp(KernelOp):
+    """`lane.argmax %logits -> %out`: each row's index of its largest value."""
+
+    name = "lane.argmax"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["argmax"]
+
+
+@located_op
+@irdl_op_definition
+class GemmTcOp(KernelOp):
+    """`lane.gemm_tc %x(quant), %w -> %out split(2) whole(3)`: a projection in the tensor-core tiles, its last wave cut along k."""
+
+    name = "lane.gemm_tc"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["gemm_tc"]
+
+
+@located_op
+@irdl_op_definition
+class GluTcOp(KernelOp):
+    """`lane.glu_tc %x, %w_gate, %w_up -> %out split(2)`: the gated pair in the tensor-core tiles."""
+
+    name = "lane.glu_tc"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["glu_tc"]
+
+
+@located_op
+@irdl_op_definition
+class AttentionSharedOp(KernelOp):
+    """`lane.attention_shared %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8) splits(4)`: every head of a group in one block."""
+
+    name = "lane.attention_shared"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["attention_shared"]
+
+
+@located_op
+@irdl_op_definition
+class AttentionI8x2Op(KernelOp):
+    """`lane.attention_i8x2 %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8)`: attention over the cache in two words."""
+
+    name = "lane.attention_i8x2"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["attention_i8x2"]
+
+
+@located_op
+@irdl_op_definition
+class MoeSharedOp(KernelOp):
+    """`lane.moe_shared %x, %w_router, %w_gate, %w_up, %w_down, %w_shared_gate, %w_shared_up, %w_shared_down, %w_shared_router -> %out experts(8) topk(2)`: routed experts and a shared one."""
+
+    name = "lane.moe_shared"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe_shared"]
+
+
+@located_op
+@irdl_op_definition
+class ConvOp(KernelOp):
+    """`lane.conv %x, %w -> %state, %out`: the causal convolution, its window state updated in place."""
+
+    name = "lane.conv"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["conv"]
+
+
+@located_op
+@irdl_op_definition
+class DeltaOp(KernelOp):
+    """`lane.delta %qkv, %z, %ab, %a_log, %dt_bias, %gain -> %state, %out key_heads(16)`: the gated delta rule."""
+
+    name = "lane.delta"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["delta"]
+
+
+@located_op
+@irdl_op_definition
+class GatherNormOp(KernelOp):
+    """`lane.gather_norm %table, %ids, %gain -> %x, %out(plain, quant)`: rows gathered and normed in one launch."""
+
+    name = "lane.gather_norm"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["gather_norm"]
+
+
+@located_op
+@irdl_op_definition
+class GemvRopeOp(KernelOp):
+    """`lane.gemv_rope %x, %w, %pos -> %out heads(16) kv_heads(8)`: a projection whose heads are turned as they finish."""
+
+    name = "lane.gemv_rope"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["gemv_rope"]
+
+
+@located_op
+@irdl_op_definition
+class GemvNormOp(KernelOp):
+    """`lane.gemv_norm %x, %w, %gain -> %out, %normed(plain, quant)`: a projection whose last block norms the result."""
+
+    name = "lane.gemv_norm"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["gemv_norm"]
+
+
+@located_op
+@irdl_op_definition
+class MoeAddOp(KernelOp):
+    """`lane.moe_add %x, %w_router, %w_gate, %w_up, %w_down, %residual -> %out experts(8) topk(2)`: a mixture added to the residual."""
+
+    name = "lane.moe_add"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe_add"]
+
+
+@located_op
+@irdl_op_definition
+class MoeAddNormOp(KernelOp):
+    """`lane.moe_add_norm %x, %w_router, %w_gate, %w_up, %w_down, %residual, %gain -> %out, %normed experts(8) topk(2)`: a mixture added to the residual, then normed."""
+
+    name = "lane.moe_add_norm"
+    KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe_add_norm"]
+
+
+KERNEL_OPS: dict[str, type[KernelOp]] = {
+    op.KIND.name: op
+    for op in (
+        GatherOp, NormOp, QuantizeOp, GemvOp, GluOp, GemmTcOp, GluTcOp, RopeOp, KvStoreOp, AttentionOp,
+        AttentionSharedOp, AttentionI8x2Op, MoeOp, MoeSharedOp, BinaryOp, ArgmaxOp, ConvOp, DeltaOp, GatherNormOp,
+        GemvRopeOp, GemvNormOp, MoeAddOp, MoeAddNormOp,
     )
-    return located_op(irdl_op_definition(cls))
-
-
-KERNEL_OPS: dict[str, type[KernelOp]] = {name: _kernel_op(k) for name, k in kinds.KINDS.items()}
+}
+"""The kernel op of each kind, by kind name."""
 
 
 @irdl_attr_definition
@@ -371,7 +605,7 @@ class GenericLaunchOp(LaunchOp):
 
     name = "lane.launch"
     kernel = prop_def(StringAttr)
-    out_how = prop_def(ArrayAttr[Attribute])
+    out_how = prop_def(ArrayAttr[PartAttr | WriteAttr])
     scratch = prop_def(ArrayAttr[ScratchAttr])
 
     def __init__(
@@ -380,13 +614,14 @@ class GenericLaunchOp(LaunchOp):
         ins: Sequence[tuple[SSAValue, str]],
         outs: Sequence[tuple[SSAValue, Sequence[str], Attribute]],
         scratch: Sequence[ScratchAttr] = (),
+        buffers: Sequence[SSAValue] = (),
     ):
         super().__init__(
-            operands=[[v for v, _ in ins], [v for v, _, _ in outs]],
+            operands=[[v for v, _ in ins], [v for v, _, _ in outs], list(buffers)],
             properties={
                 "kernel": StringAttr(kernel),
-                "in_forms": strings(f for _, f in ins),
-                "out_forms": ArrayAttr(strings(fs) for _, fs, _ in outs),
+                "in_forms": form_attrs(f for _, f in ins),
+                "out_forms": ArrayAttr(form_attrs(fs) for _, fs, _ in outs),
                 "out_how": ArrayAttr(h for _, _, h in outs),
                 "scratch": ArrayAttr(scratch),
             },
@@ -406,17 +641,21 @@ class GenericLaunchOp(LaunchOp):
             forms = parse_optional_forms(parser)
             how = parser.parse_keyword_in(("whole", "other", "part"), " (how the launch writes it)")
             outs.append((value, forms, PartAttr(*PartAttr.parse_parameters(parser))
-                         if how == "part" else StringAttr(how)))
+                         if how == "part" else WriteAttr(WriteKind(how))))
             if parser.parse_optional_punctuation(",") is None:
                 break
-        scratch = []
+        scratch, buffers = [], []
         if parser.parse_optional_keyword("scratch") is not None:
-            scratch = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
-            if not all(isinstance(s, ScratchAttr) for s in scratch):
-                parser.raise_error("scratch lists #lane.scratch attributes")
+            if parser.parse_optional_punctuation("(") is not None:  # placed, with no declared scratch left
+                buffers = parse_buffers(parser, opened=True)
+            else:
+                scratch = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
+                if not all(isinstance(s, ScratchAttr) for s in scratch):
+                    parser.raise_error("scratch lists #lane.scratch attributes")
+                buffers = parse_buffers(parser)
         if any(len(forms) != 1 for _, forms in ins):
             parser.raise_error("lane.launch: each read operand names one form")
-        return located(cls(kernel, [(v, fs[0]) for v, fs in ins], outs, scratch), at)
+        return located(cls(kernel, [(v, fs[0]) for v, fs in ins], outs, scratch, buffers), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -431,11 +670,12 @@ class GenericLaunchOp(LaunchOp):
                 printer.print_string(" part")
                 how.print_parameters(printer)
             else:
-                printer.print_string(f" {how.data}")
+                printer.print_string(f" {how.data.value}")
         if self.scratch.data:
             printer.print_string(" scratch [")
             printer.print_list(self.scratch.data, printer.print_attribute)
             printer.print_string("]")
+        self._print_buffers(printer)
 
     def _verify_launch(self) -> None:
         if not self.kernel.data:
@@ -444,7 +684,7 @@ class GenericLaunchOp(LaunchOp):
         if len(self.out_how.data) != len(self.outs):
             raise VerifyException(f"lane.launch \"{self.kernel.data}\": one write kind per written operand")
         for v, how in zip(self.outs, self.out_how.data):
-            if not (isinstance(how, PartAttr) or (isinstance(how, StringAttr) and how.data in ("whole", "other"))):
+            if not isinstance(how, (PartAttr, WriteAttr)):
                 raise VerifyException(f"lane.launch \"{self.kernel.data}\": a write is whole, other, or a "
                                       "part<pitch, start, width>")
             n = _length(v.type)
@@ -456,3 +696,18 @@ class GenericLaunchOp(LaunchOp):
         tags = [s.tag.data for s in self.scratch.data]
         if len(set(tags)) != len(tags):
             raise VerifyException(f"lane.launch \"{self.kernel.data}\": scratch tags must be distinct")
+
+
+def parse_buffers(parser: Parser, opened: bool = False) -> list[SSAValue]:
+    """`scratch(%fp, %fq)`: a placed launch's scratch and counters (after `scratch(` where `opened`), or nothing."""
+    if not opened:
+        if parser.parse_optional_keyword("scratch") is None:
+            return []
+        parser.parse_punctuation("(")
+    if parser.parse_optional_punctuation(")") is not None:
+        return []
+    values = [parse_value(parser)]
+    while parser.parse_optional_punctuation(",") is not None:
+        values.append(parse_value(parser))
+    parser.parse_punctuation(")")
+    return values

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     IntAttr,
+    IntegerAttr,
     StringAttr,
     f32,
     i8,
@@ -25,22 +27,29 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
+    traits_def,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from lanearena.dialects.attrs import FormAttr, Reason, ReasonAttr
 
 from lanearena.dialects.syntax import (
     FORMS,
     parse_str,
+    parse_i64,
     parse_optional_forms,
     parse_value,
     print_forms,
-    strings,
+    form_attrs,
 )
 from lanearena.model import QBLOCK, Form, Numerics
 from lanearena.dialects.located import located, located_op, source_location
@@ -101,6 +110,7 @@ class TensorDef(IRDLOperation):
 
     ROLE: ClassVar[str]
     tensor = prop_def(StringAttr)
+    own_plain = opt_prop_def(ReasonAttr)
     result = result_def(TensorType)
 
     def __init__(self, tensor: str, type: TensorType, properties: dict[str, Attribute] | None = None):
@@ -114,16 +124,39 @@ class TensorDef(IRDLOperation):
     def forms(self) -> tuple[str, ...]:
         return (Form.PLAIN.value,)
 
+    @property
+    def own(self) -> dict[Form, Reason]:
+        """The tensor's arrays that keep a buffer of their own, outside the arena, and why (set by
+        `lane-arena-place`)."""
+        out = {}
+        for form in Form:
+            attr = self.properties.get(f"own_{form.value}")
+            if isinstance(attr, ReasonAttr):
+                out[form] = attr.data
+        return out
+
+    def set_own(self, form: Form, reason: Reason) -> None:
+        """Records that array `form` keeps a buffer of its own, for `reason`."""
+        own = {**self.own, form: reason}
+        for f in Form:  # kept in one order, plain first, as the custom syntax writes them
+            self.properties.pop(f"own_{f.value}", None)
+            if f in own:
+                self.properties[f"own_{f.value}"] = ReasonAttr(own[f])
+
+    # A custom syntax, not a declarative one: xDSL 0.75 prints a name beyond ASCII as byte escapes that its
+    # declarative parser does not take back as a string.
     @classmethod
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
         tensor = parse_str(parser, " as the tensor's name")
+        own = parse_own_clause(parser)
         parser.parse_punctuation(":")
-        return located(cls(tensor, _parse_tensor_type(parser)), at)
+        return located(cls(tensor, _parse_tensor_type(parser), own), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.tensor_name)
+        print_own_clause(printer, self)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
@@ -131,10 +164,12 @@ class TensorDef(IRDLOperation):
         self._verify_tensor()
 
     def _verify_tensor(self) -> None:
-        """What every tensor op checks: a name, a place inside a step, and i8 elements only for a Q8_0 weight."""
+        """What every tensor op checks: a name, a place inside a step, i8 elements only for a Q8_0 weight, and
+        reasons for its own buffers that fit the tensor."""
         verify_in_step(self)
         if not self.tensor_name:
             raise VerifyException(f"{self.name}: a tensor needs a name")
+        self._verify_own()
         t = self.result.type
         if t.elem == "i8" and self.ROLE != "weight":
             raise VerifyException(
@@ -147,6 +182,53 @@ class TensorDef(IRDLOperation):
             )
 
 
+    def _verify_own(self) -> None:
+        role = "view" if isinstance(self, ViewOp) else self.ROLE
+        for form, reason in self.own.items():
+            if form.value not in self.forms and reason is not Reason.UNALLOCATED:
+                raise VerifyException(
+                    f"{self.name} '{self.tensor_name}': own({form.value} = {reason.value}), but the tensor is not "
+                    f"allocated in that form (that is reason unallocated)"
+                )
+            if form is Form.QUANT and step_numerics(self) is Numerics.F32:
+                raise VerifyException(
+                    f"{self.name} '{self.tensor_name}' own(quant = ...): no array is quantized under f32 numerics"
+                )
+            if (reason.value in _ROLE_REASONS or role in _ROLE_REASONS) and reason.value != role:
+                raise VerifyException(
+                    f"{self.name} '{self.tensor_name}': own({form.value} = {reason.value}), but the tensor is "
+                    f"{role} data"
+                )
+
+
+_ROLE_REASONS = ("input", "weight", "state", "view")
+"""The reasons an array keeps a buffer of its own that follow from its tensor alone."""
+
+
+def parse_own_clause(parser: Parser) -> dict[str, Attribute]:
+    """`own(plain = output, quant = unsafe)`, or nothing: the properties `own_plain` and `own_quant`."""
+    out: dict[str, Attribute] = {}
+    if parser.parse_optional_keyword("own") is None:
+        return out
+
+    def one() -> None:
+        at = parser.pos
+        form = parser.parse_str_enum(Form)
+        if f"own_{form.value}" in out:
+            parser.raise_error(f"own({form.value} = ...) given twice", at, parser.pos)
+        parser.parse_punctuation("=")
+        out[f"own_{form.value}"] = ReasonAttr(parser.parse_str_enum(Reason))
+
+    parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+    return out
+
+
+def print_own_clause(printer: Printer, op: TensorDef) -> None:
+    own = op.own
+    if own:
+        printer.print_string(" own(" + ", ".join(f"{f.value} = {r.value}" for f, r in own.items()) + ")")
+
+
 def verify_in_step(op: Operation) -> None:
     """An op of the `lane` or `arena` dialect lives directly in a `lane.step` (or is not placed yet, while built)."""
     parent = op.parent_op()
@@ -157,8 +239,8 @@ def verify_in_step(op: Operation) -> None:
 def step_numerics(op: Operation) -> Numerics | None:
     """The numerics of the step `op` is in, where it is in one whose numerics are known."""
     parent = op.parent_op()
-    if parent is not None and parent.name == "lane.step" and parent.numerics.data in {n.value for n in Numerics}:
-        return Numerics(parent.numerics.data)
+    if parent is not None and parent.name == "lane.step":
+        return parent.numerics.data
     return None
 
 
@@ -223,45 +305,64 @@ def _verify_forms(op: TensorDef, forms: Sequence[str], length: int) -> None:
         )
 
 
-@located_op
-@irdl_op_definition
-class TensorOp(TensorDef):
-    """`%h = lane.tensor "h" forms(plain, quant) : !lane.tensor<2048xf32>`: a tensor the step computes, with the
-    arrays it is allocated in (plain by default)."""
+class ComputedDef(TensorDef):
+    """An op that defines a tensor the step computes (`lane.tensor`, `lane.view`, `arena.tensor`), allocated in
+    the arrays `forms` (plain by default)."""
 
-    name = "lane.tensor"
     ROLE: ClassVar[str] = "computed"
-    forms_ = prop_def(ArrayAttr[StringAttr], prop_name="forms")
-
-    def __init__(self, tensor: str, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,)):
-        super().__init__(tensor, type, {"forms": strings(forms)})
+    forms_ = prop_def(ArrayAttr[FormAttr], prop_name="forms")
+    own_quant = opt_prop_def(ReasonAttr)
 
     @property
     def forms(self) -> tuple[str, ...]:
-        return tuple(f.data for f in self.forms_.data)
+        return tuple(f.data.value for f in self.forms_.data)
+
+    def _print_forms(self, printer: Printer) -> None:
+        if self.forms != (Form.PLAIN.value,):
+            printer.print_string(" forms")
+            print_forms(printer, self.forms)
+
+
+@located_op
+@irdl_op_definition
+class TensorOp(ComputedDef):
+    """`%h = lane.tensor "h" forms(plain, quant) : !lane.tensor<2048xf32>`: a tensor the step computes, with the
+    arrays it is allocated in (plain by default). Once placed, its arrays live in the arena (`arena.tensor`) or keep
+    buffers of their own (`own(plain = output)`)."""
+
+    name = "lane.tensor"
+
+    def __init__(self, tensor: str, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,),
+                 own: dict[str, Attribute] | None = None):
+        super().__init__(tensor, type, {"forms": form_attrs(forms), **(own or {})})
 
     @classmethod
     def parse(cls, parser: Parser):
         at = source_location(parser, cls.name)
         tensor = parse_str(parser, " as the tensor's name")
         forms = _parse_optional_forms_clause(parser)
+        own = parse_own_clause(parser)
         parser.parse_punctuation(":")
-        return located(cls(tensor, _parse_tensor_type(parser), forms), at)
+        return located(cls(tensor, _parse_tensor_type(parser), forms, own), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.tensor_name)
-        if self.forms != (Form.PLAIN.value,):
-            printer.print_string(" forms")
-            print_forms(printer, self.forms)
+        self._print_forms(printer)
+        print_own_clause(printer, self)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        if self.result.type.elem == "i8":
-            raise VerifyException(f"lane.tensor '{self.tensor_name}': a computed tensor is f32 or i32, not i8")
-        self._verify_tensor()
-        _verify_forms(self, self.forms, _length(self.result.type))
+        verify_computed(self)
+
+
+def verify_computed(op: ComputedDef) -> None:
+    """What a computed tensor's op checks: f32 or i32 elements, and forms it can be allocated in."""
+    if op.result.type.elem == "i8":
+        raise VerifyException(f"{op.name} '{op.tensor_name}': a computed tensor is f32 or i32, not i8")
+    op._verify_tensor()
+    _verify_forms(op, op.forms, _length(op.result.type))
 
 
 def _length(t: TensorType) -> int:
@@ -273,29 +374,31 @@ def _length(t: TensorType) -> int:
 
 @located_op
 @irdl_op_definition
-class ViewOp(TensorDef):
+class ViewOp(ComputedDef):
     """`%qk = lane.view "qk" %q[2048] : !lane.tensor<1024xf32>`: an alias of `%q` starting 2048 elements in. A touch
     of the view is a touch of the tensor it views, but for a quantized touch of a view that starts inside a block."""
 
     name = "lane.view"
-    ROLE: ClassVar[str] = "computed"
     source = operand_def(TensorType)
-    offset = prop_def(IntAttr)
-    forms_ = prop_def(ArrayAttr[StringAttr], prop_name="forms")
+    offset = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure())
 
     def __init__(
-        self, tensor: str, source: SSAValue, offset: int, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,)
+        self, tensor: str, source: SSAValue, offset: int, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,),
+        own: dict[str, Attribute] | None = None,
     ):
         IRDLOperation.__init__(
             self,
             operands=[source],
             result_types=[type],
-            properties={"tensor": StringAttr(tensor), "offset": IntAttr(offset), "forms": strings(forms)},
+            properties={"tensor": StringAttr(tensor), "offset": IntegerAttr(offset, 64), "forms": form_attrs(forms),
+                        **(own or {})},
         )
 
     @property
-    def forms(self) -> tuple[str, ...]:
-        return tuple(f.data for f in self.forms_.data)
+    def view_offset(self) -> int:
+        """The element of the viewed tensor the view starts at."""
+        return self.offset.value.data
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -303,21 +406,21 @@ class ViewOp(TensorDef):
         tensor = parse_str(parser, " as the view's name")
         source = parse_value(parser)
         parser.parse_punctuation("[")
-        offset = parser.parse_integer(allow_boolean=False)
+        offset = parse_i64(parser, "the view's offset")
         parser.parse_punctuation("]")
         forms = _parse_optional_forms_clause(parser)
+        own = parse_own_clause(parser)
         parser.parse_punctuation(":")
-        return located(cls(tensor, source, offset, _parse_tensor_type(parser), forms), at)
+        return located(cls(tensor, source, offset, _parse_tensor_type(parser), forms, own), at)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.tensor_name)
         printer.print_string(" ")
         printer.print_operand(self.source)
-        printer.print_string(f"[{self.offset.data}]")
-        if self.forms != (Form.PLAIN.value,):
-            printer.print_string(" forms")
-            print_forms(printer, self.forms)
+        printer.print_string(f"[{self.view_offset}]")
+        self._print_forms(printer)
+        print_own_clause(printer, self)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
@@ -326,12 +429,12 @@ class ViewOp(TensorDef):
         src = self.source.type
         if not isinstance(src, TensorType):
             raise VerifyException(f"lane.view '{self.tensor_name}': views a value that is no tensor")
-        if not isinstance(self.source.owner, (TensorOp, ViewOp)):
+        if not isinstance(self.source.owner, ComputedDef):
             raise VerifyException(f"lane.view '{self.tensor_name}': only a computed tensor or a view can be viewed")
         t = self.result.type
         if t.element != src.element:
             raise VerifyException(f"lane.view '{self.tensor_name}': element type differs from the viewed tensor's")
-        off, n, total = self.offset.data, _length(t), _length(src)
+        off, n, total = self.view_offset, _length(t), _length(src)
         if off < 0 or off + n > total:
             raise VerifyException(
                 f"lane.view '{self.tensor_name}': elements [{off}, {off + n}) lie outside the {total} elements of "
@@ -343,11 +446,12 @@ class ViewOp(TensorDef):
 @located_op
 @irdl_op_definition
 class OutputOp(IRDLOperation):
-    """`lane.output %q`: tensors the step hands back; never placed."""
+    """`lane.output %q : !lane.tensor<...>`: the step's terminator, with the tensors it hands back (never placed)."""
 
     name = "lane.output"
     values = var_operand_def(TensorType)
-    assembly_format = "$values attr-dict `:` type($values)"
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(_step_op())))
 
     def __init__(self, values: Sequence[SSAValue]):
         super().__init__(operands=[values])
@@ -363,3 +467,9 @@ class OutputOp(IRDLOperation):
                     f"lane.output '{owner.tensor_name}': a view is no output: output the tensor it views, "
                     f"'{owner.source.owner.tensor_name}'"
                 )
+
+
+def _step_op() -> type[IRDLOperation]:
+    from lanearena.dialects.lane import StepOp  # the step is built on the ops of this module
+
+    return StepOp

@@ -17,10 +17,8 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.lexer import Span
 
-
-
+from lanearena.compat import op_location
 
 # --- Where an op was written, for the verifiers' messages ------------------------------------------------------
 
@@ -28,11 +26,8 @@ from xdsl.utils.lexer import Span
 def source_location(parser: Parser, name: str) -> FileLineColLoc:
     """Where op `name`, whose custom form `parser` is about to parse, was written: the location of its name (xDSL
     records none for an op in custom form), so that a verifier's message names the file, line and column."""
-    start = parser.pos
-    content = parser.lexer.input.content
-    at = content.rfind(name.encode() if isinstance(content, bytes) else name, 0, start)
-    loc = Span(at if at >= 0 else start, start, parser.lexer.input).get_location()
-    return FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+    file, line, col = op_location(parser, name)
+    return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
 
 
 def located(op: Operation, at: FileLineColLoc) -> Operation:

@@ -3,27 +3,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, StringAttr, f64
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr, f64, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import BaseParser, Parser
 from xdsl.printer import Printer
-from xdsl.utils.mlir_lexer import MLIRLexer
 
+from lanearena.compat import next_op_result
+from lanearena.dialects.attrs import FormAttr
 from lanearena.model import Form
 
 FORMS = tuple(f.value for f in Form)
-
-_BACKTRACKING_STRING = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
-"""xDSL 0.75's string-literal pattern: its nested repetition (`(?:[^"...]+|...)*`) tries every way to cut a run of
-characters when no closing quote follows on the line, so a quote left open before a long line never returns."""
-
-if MLIRLexer._unescaped_characters_regex.pattern == _BACKTRACKING_STRING:
-    # The same strings, one character at a time: a single way to match, so linear time (until xDSL's own is).
-    MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
-
 
 def parse_optional_str(parser: BaseParser) -> str | None:
     """A string literal, or None where none follows. xDSL 0.75's printer writes every character beyond ASCII as
@@ -55,7 +46,10 @@ def print_forms(printer: Printer, forms: Sequence[str]) -> None:
 
 
 def parse_optional_value(parser: Parser) -> SSAValue | None:
-    """A tensor operand defined earlier in the step (`%h`), or None where no operand follows."""
+    """A tensor operand defined earlier in the step (`%h`), or None where no operand follows (the next op's result
+    is none)."""
+    if next_op_result(parser):
+        return None
     operand = parser.parse_optional_unresolved_operand()
     if operand is None:
         return None
@@ -117,7 +111,7 @@ def param_attr(value: int | float | str) -> Attribute:
     if isinstance(value, bool):
         raise TypeError("a parameter is an integer, a float or a string")
     if isinstance(value, int):
-        return IntAttr(value)
+        return IntegerAttr(value, 64)
     if isinstance(value, float):
         return FloatAttr(value, f64)
     return StringAttr(value)
@@ -125,8 +119,8 @@ def param_attr(value: int | float | str) -> Attribute:
 
 def param_value(attr: Attribute) -> int | float | str:
     """A parameter's value from its attribute."""
-    if isinstance(attr, IntAttr):
-        return attr.data
+    if isinstance(attr, IntegerAttr) and attr.type == i64:
+        return attr.value.data
     if isinstance(attr, FloatAttr):
         return float(attr.value.data)
     if isinstance(attr, StringAttr):
@@ -145,9 +139,24 @@ def parse_params(parser: Parser, names: Iterable[str]) -> dict[str, int | float 
         if (s := parse_optional_str(parser)) is not None:
             out[name] = s
         else:
+            at = parser.pos
             out[name] = parser.parse_number()
+            if isinstance(out[name], int) and not _I64[0] <= out[name] <= _I64[1]:
+                parser.raise_error(f"parameter '{name}': {out[name]} does not fit in i64", at, parser.pos)
         parser.parse_punctuation(")")
     return out
+
+
+_I64 = (-(2**63), 2**63 - 1)
+
+
+def parse_i64(parser: Parser, what: str) -> int:
+    """An integer that fits in i64 (`what` it is, for the message)."""
+    at = parser.pos
+    value = parser.parse_integer(allow_boolean=False)
+    if not _I64[0] <= value <= _I64[1]:
+        parser.raise_error(f"{what} {value} does not fit in i64", at, parser.pos)
+    return value
 
 
 def print_params(printer: Printer, params: Mapping[str, int | float | str]) -> None:
@@ -169,5 +178,6 @@ def number_literal(value: int | float) -> str:
     return text
 
 
-def strings(values: Iterable[str]) -> ArrayAttr[StringAttr]:
-    return ArrayAttr(StringAttr(v) for v in values)
+def form_attrs(forms: Iterable[str]) -> ArrayAttr[FormAttr]:
+    """`forms` (`plain`, `quant`) as the attribute they are kept in."""
+    return ArrayAttr(FormAttr(Form(f)) for f in forms)

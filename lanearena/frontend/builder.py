@@ -157,7 +157,7 @@ class StepBuilder:
         if self._built:
             raise ValueError(f"step '{self.name}' was already built")
         self._built = True
-        ops = self._ops + ([lane.OutputOp(self._outputs)] if self._outputs else [])
+        ops = [*self._ops, lane.OutputOp(self._outputs)]  # the step's terminator, even with nothing to hand back
         module = ModuleOp([lane.StepOp(self.name, self.numerics.value, Region(Block(ops)))])
         try:
             module.verify()
@@ -268,4 +268,4 @@ def _how(how: str | WriteHow, where: str) -> Attribute:
         how = "whole" if isinstance(how, Whole) else "other"
     if how not in ("whole", "other"):
         raise ValueError(f"{where}: a write is 'whole', 'other' or a lanearena.model.Part, not {how!r}")
-    return StringAttr(how)
+    return lane.WriteAttr(lane.WriteKind(how))

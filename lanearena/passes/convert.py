@@ -1,17 +1,19 @@
-"""Between the IR and plain data: a `lane.step` as a `model.Step`, its `arena` ops as an `ArenaPlan`, and a plan
-written back as `arena` ops."""
+"""Between the IR and plain data: a `lane.step` as a `model.Step`, a placed step's arena read back as an
+`ArenaPlan`, and a plan written into the step (`place_step`: the step rewritten onto its arena)."""
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from lanearena import kinds
+from lanearena.analysis.lifetimes import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
 from lanearena.dialects import arena, lane
-from lanearena.model import Form, Launch, Numerics, Other, Part, Role, Scratch, Step, Tensor, Touch, Whole, Write
-
-ARENA_OPS = (arena.AllocOp, arena.ArrayOp, arena.ScratchOp, arena.CounterOp, arena.OwnOp)
+from lanearena.dialects.attrs import Reason
+from lanearena.model import (
+    QBLOCK, Form, Launch, Numerics, Other, Part, Role, Scratch, Step, Tensor, Touch, Whole, Write,
+)
 
 
 def steps(module: ModuleOp) -> list[lane.StepOp]:
@@ -25,14 +27,14 @@ def tensor_of(op: lane.TensorDef) -> Tensor:
     role = Role(op.ROLE)
     forms = frozenset(Form(f) for f in op.forms)
     if isinstance(op, lane.ViewOp):
-        return Tensor(op.tensor_name, t.dims, t.elem, role, forms, op.source.owner.tensor_name, op.offset.data)
+        return Tensor(op.tensor_name, t.dims, t.elem, role, forms, op.source.owner.tensor_name, op.view_offset)
     return Tensor(op.tensor_name, t.dims, t.elem, role, forms)
 
 
 def _how(attr) -> Whole | Part | Other:
     if isinstance(attr, lane.PartAttr):
         return Part(attr.pitch.data, attr.start.data, attr.width.data)
-    return Whole() if attr.data == "whole" else Other()
+    return Whole() if attr.data.value == "whole" else Other()
 
 
 def launch_of(op: lane.LaunchOp, tensors: dict[str, Tensor], numerics: Numerics, index: int) -> Launch:
@@ -76,35 +78,87 @@ def step_of(op: lane.StepOp) -> tuple[Step, dict[str, SSAValue]]:
     return Step(op.sym_name.data, numerics, tensors, launches, frozenset(outputs)), values
 
 
-def plan_of(op: lane.StepOp) -> ArenaPlan | None:
-    """The arena a placed step holds, or None where the step has not been placed."""
-    allocs = [c for c in op.body.block.ops if isinstance(c, arena.AllocOp)]
-    if not allocs:
+def alloc_of(op: lane.StepOp) -> arena.AllocOp | None:
+    """The step's arena, where it has been placed."""
+    return next((c for c in op.body.block.ops if isinstance(c, arena.AllocOp)), None)
+
+
+def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> ArenaPlan | None:
+    """The arena a placed step is written on, read back from its ops, or None where the step has not been placed.
+    Offsets, scratch, counters and reasons are the IR's; the bytes of an array follow from its tensor, and its
+    live launches (for reports) from the step's launches. `step` is `step_of(op)`, where the caller has it."""
+    alloc = alloc_of(op)
+    if alloc is None:
         return None
-    a = allocs[0]
-    plan = ArenaPlan(a.bytes.data, a.align.data, lower_bound=a.lower_bound.data, algorithm=a.algorithm.data)
+    if step is None:
+        step, _ = step_of(op)
+    align = alloc.align.value.data
+    plan = ArenaPlan(alloc.nbytes.value.data, align, lower_bound=alloc.lower_bound.value.data,
+                     algorithm=alloc.algorithm.data)
+    two = step.numerics.two_words
+    life = lives(step, qblock)
+    launch = 0
     for c in op.body.block.ops:
-        if isinstance(c, arena.ArrayOp):
-            plan.arrays.append(PlacedArray(c.tensor_name, c.array_form, c.offset.data, c.bytes.data, c.first.data,
-                                           c.last.data))
-        elif isinstance(c, arena.ScratchOp):
-            plan.scratch.append(PlacedScratch(c.launch.data, c.tag.data, c.offset.data, c.bytes.data))
-        elif isinstance(c, arena.CounterOp):
-            plan.counters.append(Counter(c.launch.data, c.tag.data, c.bytes.data))
-        elif isinstance(c, arena.OwnOp):
-            plan.own.append(OwnArray(c.tensor_name, c.array_form, c.bytes.data, c.reason.data))
+        if isinstance(c, arena.TensorOp):
+            t = step.tensors[c.tensor_name]
+            for form, offset in c.offsets.items():
+                span = life.get((t.name, form))
+                first, last = (span.first, span.last) if span else (0, 0)
+                plan.arrays.append(PlacedArray(t.name, form, offset, bytes_of(t, form, two, align), first, last))
+        if isinstance(c, lane.TensorDef):
+            t = step.tensors[c.tensor_name]
+            plan.own += [OwnArray(t.name, f, bytes_of(t, f, two, align), r.value) for f, r in c.own.items()]
+        elif isinstance(c, lane.LaunchOp):
+            for b in c.buffers:
+                owner = b.owner
+                if isinstance(owner, arena.ScratchOp):
+                    plan.scratch.append(PlacedScratch(launch, owner.tag.data, owner.offset.value.data,
+                                                      owner.nbytes.value.data))
+                elif isinstance(owner, arena.CounterOp):
+                    plan.counters.append(Counter(launch, owner.tag.data, owner.nbytes.value.data))
+            launch += 1
     return plan
 
 
-def write_plan(op: lane.StepOp, plan: ArenaPlan, values: dict[str, SSAValue]) -> None:
-    """Replaces the step's `arena` ops with `plan`'s, at the end of its body."""
+def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
+    """Rewrites the unplaced step `op` (which is `step`) onto its arena as `plan` places it: the arena first, each
+    tensor with a placed array defined on it, the arrays left out marked with why, and each launch taking its
+    scratch and counters, defined just before it."""
     block = op.body.block
-    for c in [c for c in block.ops if isinstance(c, ARENA_OPS)]:
-        block.erase_op(c)
-    new: list[Operation] = [arena.AllocOp(plan.bytes, plan.align, plan.lower_bound, plan.algorithm)]
-    new += [arena.ArrayOp(values[a.tensor], a.form.value, a.offset, a.bytes, a.first, a.last) for a in plan.arrays]
-    new += [arena.ScratchOp(s.launch, s.tag, s.offset, s.bytes) for s in plan.scratch]
-    new += [arena.CounterOp(c.launch, c.tag, c.bytes) for c in plan.counters]
-    new += [arena.OwnOp(values[o.tensor], o.form.value, o.bytes, o.reason) for o in plan.own]
-    block.add_ops(new)
-
+    the_arena = arena.AllocOp(plan.bytes, plan.align, plan.lower_bound, plan.algorithm)
+    if block.first_op is None:
+        block.add_op(the_arena)
+    else:
+        block.insert_op_before(the_arena, block.first_op)
+    defs = {c.tensor_name: c for c in block.ops if isinstance(c, lane.TensorDef)}
+    offsets: dict[str, dict[Form, int]] = {}
+    for a in plan.arrays:
+        offsets.setdefault(a.tensor, {})[a.form] = a.offset
+    for name, at in offsets.items():
+        old = defs[name]
+        new = arena.TensorOp(name, the_arena.result, old.result.type, old.forms, at)
+        new.location = old.location
+        new.result.name_hint = old.result.name_hint
+        block.insert_op_before(new, old)
+        old.result.replace_all_uses_with(new.result)
+        block.erase_op(old)
+        defs[name] = new
+    for o in plan.own:
+        defs[o.tensor].set_own(o.form, Reason(o.reason))
+    scratch = {(s.launch, s.tag): s for s in plan.scratch}
+    counters = {(c.launch, c.tag): c for c in plan.counters}
+    launches = [c for c in block.ops if isinstance(c, lane.LaunchOp)]
+    for i, (launch_op, launch) in enumerate(zip(launches, step.launches, strict=True)):
+        if not launch.scratch:
+            continue
+        made: list[arena.ScratchOp | arena.CounterOp] = []
+        for s in launch.scratch:
+            if s.counter:
+                made.append(arena.CounterOp(s.tag, counters[(i, s.tag)].bytes))
+            else:
+                p = scratch[(i, s.tag)]
+                made.append(arena.ScratchOp(s.tag, the_arena.result, p.offset, p.bytes))
+        block.insert_ops_before(made, launch_op)
+        placed = launch_op.with_buffers([m.result for m in made])
+        block.insert_op_before(placed, launch_op)
+        block.erase_op(launch_op)

@@ -1,5 +1,5 @@
 """`lane-arena-place`: places every array that lives inside each `lane.step` into one arena by lifetime, and
-records the result as `arena` ops at the end of the step."""
+rewrites the step onto it (`convert.place_step`). A step already placed is left as it is."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from lanearena import options, placement
 from lanearena.analysis.arena import plan
 from lanearena.limits import oversized
 from lanearena.model import ALIGN, QBLOCK
-from lanearena.passes.convert import step_of, steps, write_plan
+from lanearena.passes.convert import alloc_of, place_step, step_of, steps
 
 
 def place_module(
@@ -26,7 +26,7 @@ def place_module(
     time_limit: float | None = 5.0,
     progress: Callable[[str], None] | None = None,
 ) -> None:
-    """Places every step of `module` with `algorithm`, replacing any earlier placement."""
+    """Places every step of `module` that is not placed yet with `algorithm` (placing twice changes nothing)."""
     if algorithm not in placement.ALGORITHMS:
         raise DiagnosticException(
             f"lane-arena-place: unknown algorithm '{algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
@@ -37,10 +37,12 @@ def place_module(
     except options.OptionError as e:
         raise DiagnosticException(f"lane-arena-place: {e}") from None
     for step_op in steps(module):
+        if alloc_of(step_op) is not None:
+            continue
         if problems := oversized(step_op):
             raise DiagnosticException("\n".join(problems))
-        step, values = step_of(step_op)
-        write_plan(step_op, plan(step, algorithm, align, qblock, time_limit, progress), values)
+        step, _ = step_of(step_op)
+        place_step(step_op, step, plan(step, algorithm, align, qblock, time_limit, progress))
 
 
 @dataclass(frozen=True)

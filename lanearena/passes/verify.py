@@ -1,6 +1,8 @@
-"""`lane-arena-verify`: checks every placed `lane.step` independently of the placer (`analysis.check`): no two
-arrays or scratch live at once share a byte, every offset is aligned, all lie inside the arena, no counter is in
-the arena, and every placed array is written whole before it is read."""
+"""`lane-arena-verify`: checks every placed `lane.step` from its IR alone, independently of the placer
+(`analysis.check`): the offsets, scratch and counters are read from the ops, the lives and what is written before
+it is read are derived again from the launches. No two arrays or scratch live at once share a byte, every offset is
+aligned, all lie inside the arena, no counter is in the arena, and every placed array is written whole before it is
+read. Each problem starts with where its op was written (`file:line:col:`)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from lanearena.analysis.check import check
 from lanearena import options
+from lanearena.analysis.check import Subject, check
+from lanearena.dialects import arena, lane
+from lanearena.dialects.located import where
 from lanearena.model import QBLOCK
 from lanearena.passes.convert import plan_of, step_of, steps
 
@@ -33,14 +38,32 @@ class LaneArenaVerify(ModulePass):
         problems: list[str] = []
         for step_op in steps(op):
             name = step_op.sym_name.data
-            plan = plan_of(step_op)
-            if plan is None:
-                problems.append(f"lane.step @{name}: not placed (no arena.alloc); run lane-arena-place first")
-                continue
-            allocs = sum(1 for c in step_op.body.block.ops if c.name == "arena.alloc")
-            if allocs > 1:
-                problems.append(f"lane.step @{name}: {allocs} arena.alloc ops, one expected")
             step, _ = step_of(step_op)
-            problems += [f"lane.step @{name}: {p}" for p in check(step, plan, self.qblock)]
+            plan = plan_of(step_op, self.qblock, step)
+            if plan is None:
+                problems.append(f"{where(step_op)}lane.step @{name}: not placed (no arena.alloc); run "
+                                "lane-arena-place first")
+                continue
+            ops = _ops_by_subject(step_op)
+            problems += [f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p}"
+                         for p in check(step, plan, self.qblock)]
         if problems:
             raise DiagnosticException("lane-arena-verify failed:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _ops_by_subject(step_op: lane.StepOp) -> dict[Subject, Operation]:
+    """The op each subject of a problem is written in: a placed array's `arena.tensor`, a scratch's
+    `arena.scratch`, a launch."""
+    out: dict[Subject, Operation] = {}
+    launch = 0
+    for c in step_op.body.block.ops:
+        if isinstance(c, arena.TensorOp):
+            for form in c.offsets:
+                out[("array", c.tensor_name, form)] = c
+        elif isinstance(c, lane.LaunchOp):
+            out[("launch", launch)] = c
+            for b in c.buffers:
+                if isinstance(b.owner, arena.ScratchOp):
+                    out[("scratch", launch, b.owner.tag.data)] = b.owner
+            launch += 1
+    return out

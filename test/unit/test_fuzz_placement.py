@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.builtin import IntegerAttr
 
 from lanearena import api, placement
 from lanearena.analysis.lifetimes import problem
-from lanearena.dialects import arena
+from lanearena.dialects import arena, lane
 from lanearena.errors import UserError
 from lanearena.frontend.from_model import module_of
 from lanearena.model import Step
@@ -59,14 +59,24 @@ def test_every_algorithm_places_fragmenting_steps_safely(step):
     _check_every_algorithm(step)
 
 
-def _regions(module) -> list:
-    """The placed step's arena arrays and scratch, each with its live launches."""
-    ops = steps(module)[0].body.block.ops
-    return [op for op in ops if isinstance(op, (arena.ArrayOp, arena.ScratchOp))]
-
-
-def _live(op) -> tuple[int, int]:
-    return (op.first.data, op.last.data) if isinstance(op, arena.ArrayOp) else (op.launch.data, op.launch.data)
+def _regions(module) -> list[tuple]:
+    """The placed step's arena arrays and scratch: (op, property holding the offset, offset, first, last), the
+    lives as the placement's analysis derives them."""
+    step_op = steps(module)[0]
+    plan = plan_of(step_op)
+    ops = {}
+    for op in step_op.body.block.ops:
+        if isinstance(op, arena.TensorOp):
+            ops.update({(op.tensor_name, form): (op, form.value) for form in op.offsets})
+    launch = 0
+    for op in step_op.body.block.ops:
+        if isinstance(op, lane.LaunchOp):
+            ops.update({(launch, b.owner.tag.data): (b.owner, "offset") for b in op.buffers
+                        if isinstance(b.owner, arena.ScratchOp)})
+            launch += 1
+    out = [(*ops[(a.tensor, a.form)], a.offset, a.first, a.last) for a in plan.arrays]
+    out += [(*ops[(s.launch, s.tag)], s.offset, s.launch, s.launch) for s in plan.scratch]
+    return out
 
 
 def _reparsed(module):
@@ -79,15 +89,14 @@ def _reparsed(module):
 def test_a_corrupted_offset_fails_verify(step, algorithm, data):
     module = _placed(step, algorithm)
     regions = _regions(module)
-    pairs = [(a, b) for a in regions for b in regions
-             if a is not b and _live(a)[0] <= _live(b)[1] and _live(b)[0] <= _live(a)[1]]
+    pairs = [(a, b) for a in regions for b in regions if a is not b and a[3] <= b[4] and b[3] <= a[4]]
     if pairs and data.draw(st.booleans(), "overlap"):
         a, b = data.draw(st.sampled_from(pairs), "pair")
-        b.properties["offset"] = IntAttr(a.offset.data)
+        b[0].properties[b[1]] = IntegerAttr(a[2], 64)
         expected = "overlaps"
     elif regions:
         a = data.draw(st.sampled_from(regions), "array")
-        a.properties["offset"] = IntAttr(a.offset.data + data.draw(st.integers(1, 255), "shift"))
+        a[0].properties[a[1]] = IntegerAttr(a[2] + data.draw(st.integers(1, 255), "shift"), 64)
         expected = "is not a multiple of 256"
     else:
         return

@@ -16,7 +16,7 @@ from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, P
 from lanearena.cli.build import mlir_text
 from lanearena.frontend.builder import StepBuilder
 from lanearena.model import Form, Scratch
-from lanearena.passes.convert import step_of, steps, write_plan
+from lanearena.passes.convert import place_step, step_of, steps
 from lanearena.report import Peak, Rect
 
 
@@ -115,8 +115,8 @@ def _report(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def _placed_file(tmp_path):
-    module, _, values, plan = _example()
-    write_plan(steps(module)[0], plan, values)
+    module, step, _, plan = _example()
+    place_step(steps(module)[0], step, plan)
     path = tmp_path / "step.mlir"
     path.write_text(mlir_text(module))
     return path

@@ -4,6 +4,7 @@ one (`--print-op-generic`), over fuzzed steps and every shipped decoder config, 
 from __future__ import annotations
 
 import io
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,22 @@ def test_the_steps_above_hold_every_op():
     ]:
         seen |= {op.name for op in api.place(module, "greedy").walk()}
     assert {op.name for d in (lane.LANE, arena.ARENA) for op in d.operations} <= seen
+
+
+def _opt(text: str, *args: str) -> str:
+    return subprocess.run(["xdsl-opt", *args], input=text, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("placed", [False, True], ids=["unplaced", "placed"])
+def test_xdsl_opt_prints_parses_and_prints_again_the_same_text(placed):
+    """Through `xdsl-opt` itself (the dialects loaded through the universe entry point): custom to custom, generic
+    (`--print-op-generic`) to generic, and generic back to custom."""
+    source = (Path(__file__).resolve().parents[2] / "examples" / "decode.mlir").read_text()
+    if placed:
+        source = _opt(source, "-p", "lane-arena-place{algorithm=greedy}")
+    custom = _opt(source)
+    assert _opt(custom) == custom
+    generic = _opt(custom, "--print-op-generic")
+    assert _opt(generic, "--print-op-generic") == generic
+    assert _opt(generic) == custom
+    assert ("arena.tensor" in custom) == placed

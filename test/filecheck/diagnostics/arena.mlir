@@ -4,95 +4,73 @@
 // lane-arena-verify's: test/filecheck/verify.)
 
 // A negative offset.
-// CHECK: arena.array: offset must not be negative, not -256
+// CHECK: arena.tensor 'a': plain(-256), an offset must not be negative
 lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" : !lane.tensor<64xf32>
+  %a = arena.tensor "a" %arena plain(-256) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.launch "y" %a -> %y whole
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.array %a plain offset(-256) bytes(256) live(0, 1)
 }
 
 // -----
 
-// CHECK: arena.scratch: bytes must not be negative, not -4
+// CHECK: arena.scratch "s": bytes must be positive, not -4
 lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>]
+  %s = arena.scratch "s" %arena[0] bytes(-4)
+  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>] scratch(%s)
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.scratch launch(0) "s" offset(0) bytes(-4)
 }
 
 // -----
 
-// Only a computed tensor that is no view is placed.
-// CHECK: arena.array 'k': only a computed tensor is placed in the arena, not a view (its bytes are the viewed tensor's)
+// A placed tensor with no array at an offset is a lane.tensor.
+// CHECK: arena.tensor 'a': no array at an offset (a tensor none of whose arrays is placed is a lane.tensor)
 lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %kv = lane.tensor "kv" : !lane.tensor<128xf32>
-  %k = lane.view "k" %kv[0] : !lane.tensor<64xf32>
-  %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "kv" %x -> %kv whole
-  lane.launch "y" %k -> %y whole
-  lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(512) align(256) lower_bound(512) algorithm("hand")
-  arena.array %k plain offset(0) bytes(512) live(0, 1)
-}
-
-// -----
-
-// CHECK: arena.array 'x': only a computed tensor is placed in the arena, not input data
-lane.step @s numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
-  %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "y" %x -> %y whole
-  lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.array %x plain offset(0) bytes(256) live(0, 0)
+  %a = arena.tensor "a" %arena own(plain = unsafe) : !lane.tensor<64xf32>
+  lane.launch "a" %x -> %a whole
+  lane.output %a : !lane.tensor<64xf32>
 }
 
 // -----
 
 // A form the tensor is not allocated in.
-// CHECK: arena.array 'a' quant: the tensor is not allocated in that form (its forms are (plain))
+// CHECK: arena.tensor 'a' quant: the tensor is not allocated in that form (its forms are (plain))
 lane.step @s numerics(int8) {
+  %arena = arena.alloc bytes(512) align(256) lower_bound(512) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" : !lane.tensor<64xf32>
+  %a = arena.tensor "a" %arena plain(0) quant(256) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.launch "y" %a -> %y whole
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(512) align(256) lower_bound(512) algorithm("hand")
-  arena.array %a quant offset(0) bytes(512) live(0, 1)
 }
 
 // -----
 
 // No array is quantized under f32.
-// CHECK: arena.own 'a' quant: no array is quantized under f32 numerics
+// CHECK: lane.tensor 'a' own(quant = ...): no array is quantized under f32 numerics
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" : !lane.tensor<64xf32>
+  %a = lane.tensor "a" own(quant = unallocated) : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.output %a : !lane.tensor<64xf32>
-  arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
-  arena.own %a quant bytes(512) reason("unallocated")
 }
 
 // -----
 
 // A reason that contradicts the tensor.
-// CHECK: arena.own 'x': reason("output"), but the tensor is input data
+// CHECK: lane.input 'x': own(plain = output), but the tensor is input data
 lane.step @s numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
+  %x = lane.input "x" own(plain = output) : !lane.tensor<64xf32>
   lane.output %x : !lane.tensor<64xf32>
-  arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
-  arena.own %x plain bytes(256) reason("output")
 }
 
 // -----
@@ -100,86 +78,73 @@ lane.step @s numerics(f32) {
 // More than one arena in a step.
 // CHECK: lane.step @s: more than one arena.alloc (a step has one arena)
 lane.step @s numerics(f32) {
+  %a0 = arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
+  %a1 = arena.alloc bytes(256) align(256) lower_bound(0) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "y" %x -> %y whole
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
-  arena.alloc bytes(256) align(256) lower_bound(0) algorithm("hand")
 }
 
 // -----
 
-// A placement without its arena.
-// CHECK: lane.step @s: arena.own without the arena.alloc of the step
-lane.step @s numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
-  lane.output %x : !lane.tensor<64xf32>
-  arena.own %x plain bytes(256) reason("input")
-}
-
-// -----
-
-// Launch indices past the end of the step.
-// CHECK: arena.counter "c": launch 2, past the 1 launches of lane.step @s
+// Scratch is bytes of the arena, not of another buffer.
+// CHECK: arena.scratch: its arena operand must be the step's arena.alloc
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
+  %c = arena.counter "c" bytes(256)
+  %s = arena.scratch "s" %c[0] bytes(256)
+  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>] scratch(%s)
+  lane.output %y : !lane.tensor<64xf32>
+}
+
+// -----
+
+// A scratch or counter buffer is one launch's.
+// CHECK: arena.counter "c": taken by 0 ops, but a scratch or counter buffer is one launch's
+lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  %c = arena.counter "c" bytes(4)
   lane.launch "y" %x -> %y whole scratch [#lane.scratch<"c", counter, 4>]
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
-  arena.counter launch(2) "c" bytes(4)
 }
 
 // -----
 
-// CHECK: arena.array 'a' plain: live until launch 5, past the 2 launches of lane.step @s
+// An array placed and kept in a buffer of its own.
+// CHECK: arena.tensor 'a' plain: placed, and own too
 lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" : !lane.tensor<64xf32>
+  %a = arena.tensor "a" %arena plain(0) own(plain = unsafe) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "a" %x -> %a whole
   lane.launch "y" %a -> %y whole
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.array %a plain offset(0) bytes(256) live(0, 5)
 }
 
 // -----
 
-// An array placed twice.
-// CHECK: arena.own 'a' plain: that array is already given a place by an arena.array
+// A scratch tag taken twice by one launch.
+// CHECK: lane.launch: scratch tags taken twice (s, s)
 lane.step @s numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" : !lane.tensor<64xf32>
-  %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
-  lane.launch "y" %a -> %y whole
-  lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.array %a plain offset(0) bytes(256) live(0, 1)
-  arena.own %a plain bytes(256) reason("unsafe")
-}
-
-// -----
-
-// A scratch tag placed twice.
-// CHECK: arena.counter "s" of launch 0: already given a place by an arena.scratch
-lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(512) align(256) lower_bound(512) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>]
+  %s0 = arena.scratch "s" %arena[0] bytes(256)
+  %s1 = arena.scratch "s" %arena[256] bytes(256)
+  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>] scratch(%s0, %s1)
   lane.output %y : !lane.tensor<64xf32>
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.scratch launch(0) "s" offset(0) bytes(256)
-  arena.counter launch(0) "s" bytes(4)
 }
 
 // -----
 
 // An arena op outside a step.
 // CHECK: arena.alloc: must be directly inside a lane.step, not in builtin.module
-arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
+%arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
 
 // -----
 
@@ -187,32 +152,35 @@ arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
 // CHECK: arena.mlir:{{[0-9]+}}:{{[0-9]+}}
 // CHECK: Expected ')'
 lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
-  %a = lane.tensor "a" : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
-  arena.array %a plain offset(0) bytes(256) live(0, 0, 1)
+  %a = arena.tensor "a" %arena plain(0, 1) : !lane.tensor<64xf32>
+  lane.output
 }
 
 // -----
 
-// CHECK: arena.alloc: bytes(...) is an integer, not 'many'
+// CHECK: arena.mlir:{{[0-9]+}}:{{[0-9]+}}
+// CHECK: Expected integer literal
 lane.step @s numerics(f32) {
-  arena.alloc bytes("many") align(256) lower_bound(256) algorithm("hand")
+  %arena = arena.alloc bytes("many") align(256) lower_bound(256) algorithm("hand")
+  lane.output
 }
 
 // -----
 
-// CHECK: arena.alloc: algorithm(...) is a string, not 3
+// CHECK: arena.mlir:{{[0-9]+}}:{{[0-9]+}}
+// CHECK: arena.alloc: 3 : i64 should be of base attribute string
 lane.step @s numerics(f32) {
-  arena.alloc bytes(256) align(256) lower_bound(256) algorithm(3)
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm(3)
+  lane.output
 }
 
 // -----
 
-// CHECK: arena.own: reason(...) is a string, not 1.5
+// CHECK: arena.mlir:{{[0-9]+}}:{{[0-9]+}}
+// CHECK: Expected `input`, `weight`, `state`, `output`, `view`, `unsafe`, or `unallocated`
 lane.step @s numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
-  arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
-  arena.own %x plain bytes(256) reason(1.5)
+  %x = lane.input "x" own(plain = 1.5) : !lane.tensor<64xf32>
+  lane.output %x : !lane.tensor<64xf32>
 }

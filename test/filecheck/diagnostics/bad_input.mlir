@@ -6,6 +6,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.binary %x, %nope -> %y op("add")
+  lane.output
 }
 
 // -----
@@ -15,6 +16,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<64xf32>
   %v = lane.view "v" %q[32] : !lane.tensor<64xf32>
+  lane.output
 }
 
 // -----
@@ -24,6 +26,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %a = lane.view "a" %b[0] : !lane.tensor<64xf32>
   %b = lane.view "b" %a[0] : !lane.tensor<64xf32>
+  lane.output
 }
 
 // -----
@@ -32,6 +35,7 @@ lane.step @s numerics(f32) {
 // CHECK: a tensor's dimensions are positive: a negative size is no size
 lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<-64xf32>
+  lane.output
 }
 
 // -----
@@ -40,6 +44,7 @@ lane.step @s numerics(f32) {
 // CHECK: a tensor has at least one dimension, each positive
 lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<0xf32>
+  lane.output
 }
 
 // -----
@@ -50,6 +55,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %w = lane.weight "w" : !lane.tensor<64xf32>
   lane.launch "k" %x -> %w whole
+  lane.output
 }
 
 // -----
@@ -59,6 +65,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   lane.binary %x, %x -> %x op("add")
+  lane.output
 }
 
 // -----
@@ -70,6 +77,7 @@ lane.step @s numerics(int8) {
   %w = lane.weight "w" : !lane.tensor<32x64xi8>
   %y = lane.tensor "y" : !lane.tensor<32xf32>
   lane.gemv %h(quant), %w -> %y
+  lane.output
 }
 
 // -----
@@ -80,6 +88,7 @@ lane.step @s numerics(f32) {
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<32xf32>
   lane.gemv %h, %h -> %y
+  lane.output
 }
 
 // -----
@@ -91,6 +100,7 @@ lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %o = lane.tensor "o" : !lane.tensor<64xf32>
   lane.attention %q, %kc, %kc, %pos -> %o heads(2)
+  lane.output
 }
 
 // -----
@@ -100,6 +110,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<64xf32>
   %r = lane.tensor "q" : !lane.tensor<64xf32>
+  lane.output
 }
 
 // -----
@@ -108,4 +119,5 @@ lane.step @s numerics(f32) {
 // CHECK: lane.tensor 'q': a quantized form needs a length that is a whole number of blocks of 32, not 40
 lane.step @s numerics(int8) {
   %q = lane.tensor "q" forms(plain, quant) : !lane.tensor<40xf32>
+  lane.output
 }

@@ -11,6 +11,7 @@ lane.step @s numerics(f32) {
   %qr = lane.tensor "q" : !lane.tensor<128xf32>
   lane.binary %q, %q -> %qr op("add")
   lane.rope %pos -> %qr heads(2.5)
+  lane.output
 }
 
 // -----
@@ -22,6 +23,7 @@ lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %o = lane.tensor "o" : !lane.tensor<64xf32>
   lane.attention %q, %kc, %kc, %pos -> %o heads("four") kv_heads(1)
+  lane.output
 }
 
 // -----
@@ -33,6 +35,7 @@ lane.step @s numerics(f32) {
   %w = lane.weight "w" : !lane.tensor<32x64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.gemv %x, %w -> %y pitch(64)
+  lane.output
 }
 
 // -----
@@ -44,6 +47,7 @@ lane.step @s numerics(f32) {
   %g = lane.weight "g" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.norm %x, %g -> %y pitch(128) start(0) width(64)
+  lane.output
 }
 
 // -----
@@ -55,6 +59,7 @@ lane.step @s numerics(f32) {
   %w = lane.weight "w" : !lane.tensor<32x64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.gemv %x, %w -> %y pitch(64) start(0) width(16)
+  lane.output
 }
 
 // -----
@@ -67,6 +72,7 @@ lane.step @s numerics(int8) {
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "w" %x -> %h(plain, quant) whole
   lane.binary %h(quant), %x -> %y
+  lane.output
 }
 
 // -----
@@ -77,6 +83,7 @@ lane.step @s numerics(int8) {
   %w = lane.weight "w" : !lane.tensor<32x64xi8>
   %y = lane.tensor "y" forms(plain, quant) : !lane.tensor<32xf32>
   lane.gemv %x, %w -> %y(plain, quant)
+  lane.output
 }
 
 // -----
@@ -87,6 +94,7 @@ lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
   lane.quantize %x -> %h(plain, quant)
+  lane.output
 }
 
 // -----
@@ -98,6 +106,7 @@ lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<128xf32>
   lane.launch "w" %pos -> %q whole
   lane.rope %pos -> %q heads(4)
+  lane.output
 }
 
 // -----
@@ -109,6 +118,7 @@ lane.step @s numerics(int8) {
   %g = lane.weight "g" : !lane.tensor<64xi8>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   lane.norm %x, %g -> %h
+  lane.output
 }
 
 // -----
@@ -120,6 +130,7 @@ lane.step @s numerics(f32) {
   %ids = lane.input "ids" : !lane.tensor<2xi32>
   %x = lane.tensor "x" : !lane.tensor<64xf32>
   lane.gather %t, %ids -> %x
+  lane.output
 }
 
 // -----
@@ -131,6 +142,7 @@ lane.step @s numerics(f32) {
   %g = lane.weight "g" : !lane.tensor<48xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   lane.norm %x, %g -> %h
+  lane.output
 }
 
 // -----
@@ -141,6 +153,7 @@ lane.step @s numerics(int8) {
   %g = lane.weight "g" : !lane.tensor<16xf32>
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
   lane.norm %x, %g -> %h(plain, quant)
+  lane.output
 }
 
 // -----
@@ -151,6 +164,7 @@ lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<32xf32>
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
   lane.quantize %x -> %h(quant)
+  lane.output
 }
 
 // -----
@@ -162,6 +176,7 @@ lane.step @s numerics(f32) {
   %w = lane.weight "w" : !lane.tensor<32x64xf32>
   %y = lane.tensor "y" : !lane.tensor<32xf32>
   lane.gemv %x, %w -> %y
+  lane.output
 }
 
 // -----
@@ -172,6 +187,7 @@ lane.step @s numerics(f32) {
   %w = lane.weight "w" : !lane.tensor<4x32x64xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.gemv %x, %w -> %y
+  lane.output
 }
 
 // -----
@@ -182,6 +198,7 @@ lane.step @s numerics(f32) {
   %w = lane.weight "w" : !lane.tensor<16x64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.gemv %x, %w -> %y
+  lane.output
 }
 
 // -----
@@ -195,6 +212,7 @@ lane.step @s numerics(int8) {
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.launch "w" %x -> %h(plain, quant) whole
   lane.gemv %h(quant), %w -> %y
+  lane.output
 }
 
 // -----
@@ -207,6 +225,7 @@ lane.step @s numerics(f32) {
   %wu = lane.weight "wu" : !lane.tensor<32x32xf32>
   %y = lane.tensor "y" : !lane.tensor<32xf32>
   lane.glu %x, %wg, %wu -> %y
+  lane.output
 }
 
 // -----
@@ -219,6 +238,7 @@ lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<100xf32>
   lane.binary %x, %x -> %q
   lane.rope %pos -> %q heads(4)
+  lane.output
 }
 
 // -----
@@ -232,6 +252,7 @@ lane.step @s numerics(f32) {
   %kc = lane.state "kc" : !lane.tensor<8x64xf32>
   %vc = lane.state "vc" : !lane.tensor<8x64xf32>
   lane.kv_store %k, %v, %pos -> %kc, %vc
+  lane.output
 }
 
 // -----
@@ -243,6 +264,7 @@ lane.step @s numerics(f32) {
   %kc = lane.state "kc" : !lane.tensor<8x64xf32>
   %vc = lane.state "vc" : !lane.tensor<4x64xf32>
   lane.kv_store %k, %k, %pos -> %kc, %vc
+  lane.output
 }
 
 // -----
@@ -255,6 +277,7 @@ lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %o = lane.tensor "o" : !lane.tensor<100xf32>
   lane.attention %q, %kc, %kc, %pos -> %o heads(8) kv_heads(2)
+  lane.output
 }
 
 // -----
@@ -266,6 +289,7 @@ lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %o = lane.tensor "o" : !lane.tensor<128xf32>
   lane.attention %q, %kc, %kc, %pos -> %o heads(4) kv_heads(3)
+  lane.output
 }
 
 // -----
@@ -277,6 +301,7 @@ lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %o = lane.tensor "o" : !lane.tensor<128xf32>
   lane.attention %q, %kc, %kc, %pos -> %o heads(4) kv_heads(2)
+  lane.output
 }
 
 // -----
@@ -291,6 +316,7 @@ lane.step @s numerics(f32) {
   %wd = lane.weight "wd" : !lane.tensor<128x64xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+  lane.output
 }
 
 // -----
@@ -304,6 +330,7 @@ lane.step @s numerics(f32) {
   %wd = lane.weight "wd" : !lane.tensor<4x64x128xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+  lane.output
 }
 
 // -----
@@ -317,6 +344,7 @@ lane.step @s numerics(f32) {
   %wd = lane.weight "wd" : !lane.tensor<4x128x64xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(5)
+  lane.output
 }
 
 // -----
@@ -331,6 +359,7 @@ lane.step @s numerics(int8) {
   %wd = lane.weight "wd" : !lane.tensor<4x128x48xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+  lane.output
 }
 
 // -----
@@ -342,6 +371,7 @@ lane.step @s numerics(f32) {
   %z = lane.input "z" : !lane.tensor<32xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.binary %x, %z -> %y
+  lane.output
 }
 
 // -----
@@ -352,4 +382,5 @@ lane.step @s numerics(f32) {
   %l = lane.input "l" : !lane.tensor<1000xf32>
   %tok = lane.tensor "tok" : !lane.tensor<2xi32>
   lane.argmax %l -> %tok
+  lane.output
 }

@@ -10,6 +10,7 @@ lane.step @s numerics(f32) {
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "w" %x -> %h whole
   lane.launch "r" %h(quant) -> %y whole
+  lane.output
 }
 
 // -----
@@ -20,6 +21,7 @@ lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   lane.launch "w" %x -> %h(plain, plain) whole
+  lane.output
 }
 
 // -----
@@ -30,6 +32,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   lane.launch "" %x -> %h whole
+  lane.output
 }
 
 // -----
@@ -40,6 +43,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   lane.launch "lo" %x -> %p part<48, 0, 48>
+  lane.output
 }
 
 // -----
@@ -51,6 +55,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   lane.launch "lo" %x -> %p part<64, 60, 32>
+  lane.output
 }
 
 // -----
@@ -61,6 +66,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<64xf32>
   lane.launch "k" %x -> %p whole scratch [#lane.scratch<"s", f32, 0>]
+  lane.output
 }
 
 // -----
@@ -70,6 +76,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<64xf32>
   lane.launch "k" %x -> %p whole scratch [#lane.scratch<"", f32, 4>]
+  lane.output
 }
 
 // -----
@@ -97,6 +104,7 @@ lane.step @s numerics(f32) {
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "w" %x -> %lo whole
   lane.launch "r" %hi -> %y whole
+  lane.output
 }
 
 // -----
@@ -109,6 +117,7 @@ lane.step @s numerics(int8) {
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   lane.launch "w" %x -> %h whole
   lane.launch "r" %h(quant) -> %y whole
+  lane.output
 }
 
 // -----
@@ -118,15 +127,18 @@ lane.step @s numerics(int8) {
 lane.step @s numerics(f32) {
   lane.step @inner numerics(f32) {
     %x = lane.input "x" : !lane.tensor<64xf32>
+    lane.output
   }
+  lane.output
 }
 
 // -----
 
 // CHECK: lane.step @s: its body takes no arguments; tensors are defined by lane ops
 "builtin.module"() ({
-  "lane.step"() <{sym_name = "s", numerics = "f32"}> ({
+  "lane.step"() <{sym_name = "s", numerics = #lane<numerics f32>}> ({
   ^bb0(%a : !lane.tensor<64xf32>):
+    "lane.output"() : () -> ()
   }) : () -> ()
 }) : () -> ()
 
@@ -135,9 +147,10 @@ lane.step @s numerics(f32) {
 // A launch before the tensor it writes, in the generic form.
 // CHECK: lane.launch uses a tensor that no op before it in lane.step @s defines
 "builtin.module"() ({
-  "lane.step"() <{sym_name = "s", numerics = "f32"}> ({
+  "lane.step"() <{sym_name = "s", numerics = #lane<numerics f32>}> ({
     %x = "lane.input"() <{tensor = "x"}> : () -> !lane.tensor<64xf32>
-    "lane.launch"(%x, %p) <{kernel = "k", in_forms = ["plain"], out_forms = [["plain"]], out_how = ["whole"], scratch = [], operandSegmentSizes = array<i32: 1, 1>}> : (!lane.tensor<64xf32>, !lane.tensor<64xf32>) -> ()
-    %p = "lane.tensor"() <{tensor = "p", forms = ["plain"]}> : () -> !lane.tensor<64xf32>
+    "lane.launch"(%x, %p) <{kernel = "k", in_forms = [#lane<form plain>], out_forms = [[#lane<form plain>]], out_how = [#lane<write whole>], scratch = [], operandSegmentSizes = array<i32: 1, 1, 0>}> : (!lane.tensor<64xf32>, !lane.tensor<64xf32>) -> ()
+    %p = "lane.tensor"() <{tensor = "p", forms = [#lane<form plain>]}> : () -> !lane.tensor<64xf32>
+    "lane.output"() : () -> ()
   }) : () -> ()
 }) : () -> ()

@@ -13,6 +13,7 @@
 // CHECK: lane.input: a tensor needs a name
 lane.step @s numerics(f32) {
   %x = lane.input "" : !lane.tensor<64xf32>
+  lane.output
 }
 
 // -----
@@ -21,6 +22,7 @@ lane.step @s numerics(f32) {
 // CHECK: lane.state 'kc': only a weight is i8 (Q8_0); a state tensor is f32 or i32
 lane.step @s numerics(int8) {
   %kc = lane.state "kc" : !lane.tensor<8x64xi8>
+  lane.output
 }
 
 // -----
@@ -29,6 +31,7 @@ lane.step @s numerics(int8) {
 // CHECK: lane.weight 'w': a Q8_0 weight keeps a scale a block of 32 values of its last dimension, which is 48
 lane.step @s numerics(int8) {
   %w = lane.weight "w" : !lane.tensor<64x48xi8>
+  lane.output
 }
 
 // -----
@@ -37,6 +40,7 @@ lane.step @s numerics(int8) {
 // CHECK: lane.tensor 'ids': only f32 values have a quantized form
 lane.step @s numerics(int8) {
   %ids = lane.tensor "ids" forms(plain, quant) : !lane.tensor<64xi32>
+  lane.output
 }
 
 // -----
@@ -45,6 +49,7 @@ lane.step @s numerics(int8) {
 // CHECK: lane.tensor 'h': a quantized form under f32 numerics (only int8 and int8x2 quantize)
 lane.step @s numerics(f32) {
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  lane.output
 }
 
 // -----
@@ -53,6 +58,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   %hv = lane.view "hv" %h[0] forms(plain, quant) : !lane.tensor<32xf32>
+  lane.output
 }
 
 // -----
@@ -83,8 +89,9 @@ lane.step @s numerics(f32) {
 // it.
 // CHECK: lane.view uses a tensor that no op before it in lane.step @s defines
 "builtin.module"() ({
-  "lane.step"() <{sym_name = "s", numerics = "f32"}> ({
-    %a = "lane.view"(%b) <{tensor = "a", offset = #builtin.int<0>, forms = ["plain"]}> : (!lane.tensor<64xf32>) -> !lane.tensor<64xf32>
-    %b = "lane.view"(%a) <{tensor = "b", offset = #builtin.int<0>, forms = ["plain"]}> : (!lane.tensor<64xf32>) -> !lane.tensor<64xf32>
+  "lane.step"() <{sym_name = "s", numerics = #lane<numerics f32>}> ({
+    %a = "lane.view"(%b) <{tensor = "a", offset = 0 : i64, forms = [#lane<form plain>]}> : (!lane.tensor<64xf32>) -> !lane.tensor<64xf32>
+    %b = "lane.view"(%a) <{tensor = "b", offset = 0 : i64, forms = [#lane<form plain>]}> : (!lane.tensor<64xf32>) -> !lane.tensor<64xf32>
+    "lane.output"() : () -> ()
   }) : () -> ()
 }) : () -> ()

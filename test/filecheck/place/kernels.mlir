@@ -1,4 +1,5 @@
 // RUN: xdsl-opt %s -p 'lane-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena place %s --algorithm greedy --json --quiet | filecheck --check-prefix=JSON %s
 
 // Kernel ops derive their touches and scratch from their kind and parameters:
 // - rope rotates its operand in place (a read of what it writes: q must be written whole before);
@@ -7,15 +8,27 @@
 //   count per head (a counter);
 // - argmax over 1000 values in blocks of 1024: one block's max and index, and a counter per row.
 // CHECK-LABEL: lane.step @attend
-// CHECK-DAG:  arena.array %q plain offset({{[0-9]+}}) bytes(512) live(0, 3)
-// CHECK-DAG:  arena.array %kv plain offset({{[0-9]+}}) bytes(512) live(0, 2)
-// CHECK-DAG:  arena.scratch launch(3) "ap" offset({{[0-9]+}}) bytes(2304)
-// CHECK-DAG:  arena.counter launch(3) "ac" bytes(16)
-// CHECK-DAG:  arena.scratch launch(5) "av" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(5) "ai" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.counter launch(5) "ac" bytes(4)
-// CHECK-DAG:  arena.own %kc plain bytes(8192) reason("state")
-// CHECK-DAG:  arena.own %tok plain bytes(256) reason("output")
+// JSON-LABEL: "step": "attend"
+// CHECK-DAG:  %q = arena.tensor "q" %arena{{.*}} plain({{[0-9]+}})
+// JSON-DAG: {"tensor": "q", "form": "plain", "offset": {{[0-9]+}}, "bytes": 512, "first": 0, "last": 3}
+// CHECK-DAG:  %kv = arena.tensor "kv" %arena{{.*}} plain({{[0-9]+}})
+// JSON-DAG: {"tensor": "kv", "form": "plain", "offset": {{[0-9]+}}, "bytes": 512, "first": 0, "last": 2}
+// CHECK-DAG:  arena.scratch "ap" %arena[{{[0-9]+}}] bytes(2304)
+// JSON-DAG: {"launch": 3, "tag": "ap", "offset": {{[0-9]+}}, "bytes": 2304}
+// CHECK-DAG:  arena.counter "ac" bytes(16)
+// JSON-DAG: {"launch": 3, "tag": "ac", "bytes": 16}
+// CHECK-DAG:  arena.scratch "av" %arena[{{[0-9]+}}] bytes(256)
+// JSON-DAG: {"launch": 5, "tag": "av", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  arena.scratch "ai" %arena[{{[0-9]+}}] bytes(256)
+// JSON-DAG: {"launch": 5, "tag": "ai", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  arena.counter "ac" bytes(4)
+// JSON-DAG: {"launch": 5, "tag": "ac", "bytes": 4}
+// CHECK-DAG:  %kc = {{.*}} own({{.*}}plain = state
+// JSON-DAG: {"tensor": "kc", "form": "plain", "bytes": 8192, "reason": "state"}
+// CHECK-DAG:  %tok = {{.*}} own({{.*}}plain = output
+// CHECK-DAG:  lane.attention %q, %kc, %vc, %pos -> %o heads(4) kv_heads(2) splits(4) scratch(%ap, %ac)
+// CHECK-DAG:  lane.argmax %logits -> %tok scratch(%av, %ai, %ac_1)
+// JSON-DAG: {"tensor": "tok", "form": "plain", "bytes": 256, "reason": "output"}
 lane.step @attend numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %pos = lane.input "pos" : !lane.tensor<1xi32>
@@ -41,7 +54,9 @@ lane.step @attend numerics(f32) {
 
 // rope on a tensor nothing wrote before: its read makes it unsafe.
 // CHECK-LABEL: lane.step @rope_first
-// CHECK:      arena.own %q plain bytes(512) reason("unsafe")
+// JSON-LABEL: "step": "rope_first"
+// CHECK:      %q = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "q", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @rope_first numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %q = lane.tensor "q" : !lane.tensor<128xf32>
@@ -54,11 +69,17 @@ lane.step @rope_first numerics(f32) {
 // An expert mixture under int8: router logits, choices, weights, hidden rows and their quantized form as
 // scratch, and the router's arrival count as a counter. 1 row, 4 experts, top 2, expert MLP 64 wide.
 // CHECK-LABEL: lane.step @mixture
-// CHECK-DAG:  arena.scratch launch(1) "i" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(1) "h" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.scratch launch(1) "hq" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(1) "hs" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.counter launch(1) "rc" bytes(4)
+// JSON-LABEL: "step": "mixture"
+// CHECK-DAG:  arena.scratch "i" %arena[{{[0-9]+}}] bytes(256)
+// JSON-DAG: {"launch": 1, "tag": "i", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  arena.scratch "h" %arena[{{[0-9]+}}] bytes(512)
+// JSON-DAG: {"launch": 1, "tag": "h", "offset": {{[0-9]+}}, "bytes": 512}
+// CHECK-DAG:  arena.scratch "hq" %arena[{{[0-9]+}}] bytes(256)
+// JSON-DAG: {"launch": 1, "tag": "hq", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  arena.scratch "hs" %arena[{{[0-9]+}}] bytes(256)
+// JSON-DAG: {"launch": 1, "tag": "hs", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  arena.counter "rc" bytes(4)
+// JSON-DAG: {"launch": 1, "tag": "rc", "bytes": 4}
 // CHECK-NOT:  "hl"
 lane.step @mixture numerics(int8) {
   %x = lane.input "x" : !lane.tensor<128xf32>

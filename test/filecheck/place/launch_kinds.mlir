@@ -1,4 +1,5 @@
-// RUN: xdsl-opt %s -p 'lane-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena place %s --algorithm greedy --json --quiet | filecheck %s
+// RUN: xdsl-opt %s -p 'lane-arena-place{algorithm=greedy},lane-arena-verify' | filecheck --check-prefix=IR %s
 
 // Every launch kind past the basic ones, with the seed's scratch (../shared/seed/000_919828e1a8c71d07.txt,
 // `scratch()`); sizes worked by hand from the seed's formulas (bytes before the 256-byte alignment in brackets):
@@ -14,48 +15,55 @@
 // - gemv_norm: its product's scratch and a count [4]; delta stepped (4 value heads of 32): outputs [512], a count
 //   per head [16].
 
-// CHECK-LABEL: lane.step @decode_kinds
-// CHECK-DAG:  arena.scratch launch(1) "fp" offset({{[0-9]+}}) bytes(2048)
-// CHECK-DAG:  arena.scratch launch(3) "ak" offset({{[0-9]+}}) bytes(4096)
-// CHECK-DAG:  arena.scratch launch(3) "as" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.scratch launch(3) "aw" offset({{[0-9]+}}) bytes(4096)
-// CHECK-DAG:  arena.scratch launch(4) "ap" offset({{[0-9]+}}) bytes(1280)
-// CHECK-DAG:  arena.scratch launch(5) "tp" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.scratch launch(6) "tp" offset({{[0-9]+}}) bytes(2048)
-// CHECK-DAG:  arena.scratch launch(7) "g" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(7) "h" offset({{[0-9]+}}) bytes(768)
-// CHECK-DAG:  arena.scratch launch(7) "hl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(7) "hq" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(7) "hs" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(7) "i" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(7) "rl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(8) "g" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(8) "h" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.scratch launch(8) "hl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(8) "hq" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(8) "hs" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(8) "i" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(8) "rl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(9) "g" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(9) "h" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.scratch launch(9) "hl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(9) "hq" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(9) "hs" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(9) "i" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(9) "rl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(10) "fp" offset({{[0-9]+}}) bytes(1024)
-// CHECK-DAG:  arena.scratch launch(15) "o" offset({{[0-9]+}}) bytes(512)
-// CHECK-DAG:  arena.counter launch(1) "fq" bytes(16)
-// CHECK-DAG:  arena.counter launch(1) "gc" bytes(24)
-// CHECK-DAG:  arena.counter launch(5) "tc" bytes(4)
-// CHECK-DAG:  arena.counter launch(6) "tc" bytes(8)
-// CHECK-DAG:  arena.counter launch(7) "rc" bytes(4)
-// CHECK-DAG:  arena.counter launch(8) "rc" bytes(4)
-// CHECK-DAG:  arena.counter launch(9) "rc" bytes(4)
-// CHECK-DAG:  arena.counter launch(9) "gc" bytes(4)
-// CHECK-DAG:  arena.counter launch(10) "fq" bytes(8)
-// CHECK-DAG:  arena.counter launch(10) "gc" bytes(4)
-// CHECK-DAG:  arena.counter launch(15) "dc" bytes(16)
+// CHECK-LABEL: "step": "decode_kinds"
+// IR-LABEL: lane.step @decode_kinds
+// The scratch and counters are operands of their launch in the placed IR.
+// IR:       %gc = arena.counter "gc" bytes(24)
+// IR-NEXT:  lane.gemv_rope %h(quant), %wqkv, %pos -> %qkv split(2) heads(4) kv_heads(2) scratch(%fp, %fq, %gc)
+// IR:       %[[O:.*]] = arena.scratch "o" %arena[{{[0-9]+}}] bytes(512)
+// IR-NEXT:  %dc = arena.counter "dc" bytes(16)
+// IR-NEXT:  lane.delta %c, %z, %ab, %alog, %dtb, %dg -> %ds, %dout key_heads(2) scratch(%[[O]], %dc)
+// CHECK-DAG:  {"launch": 1, "tag": "fp", "offset": {{[0-9]+}}, "bytes": 2048}
+// CHECK-DAG:  {"launch": 3, "tag": "ak", "offset": {{[0-9]+}}, "bytes": 4096}
+// CHECK-DAG:  {"launch": 3, "tag": "as", "offset": {{[0-9]+}}, "bytes": 512}
+// CHECK-DAG:  {"launch": 3, "tag": "aw", "offset": {{[0-9]+}}, "bytes": 4096}
+// CHECK-DAG:  {"launch": 4, "tag": "ap", "offset": {{[0-9]+}}, "bytes": 1280}
+// CHECK-DAG:  {"launch": 5, "tag": "tp", "offset": {{[0-9]+}}, "bytes": 512}
+// CHECK-DAG:  {"launch": 6, "tag": "tp", "offset": {{[0-9]+}}, "bytes": 2048}
+// CHECK-DAG:  {"launch": 7, "tag": "g", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 7, "tag": "h", "offset": {{[0-9]+}}, "bytes": 768}
+// CHECK-DAG:  {"launch": 7, "tag": "hl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 7, "tag": "hq", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 7, "tag": "hs", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 7, "tag": "i", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 7, "tag": "rl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 8, "tag": "g", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 8, "tag": "h", "offset": {{[0-9]+}}, "bytes": 512}
+// CHECK-DAG:  {"launch": 8, "tag": "hl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 8, "tag": "hq", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 8, "tag": "hs", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 8, "tag": "i", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 8, "tag": "rl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 9, "tag": "g", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 9, "tag": "h", "offset": {{[0-9]+}}, "bytes": 512}
+// CHECK-DAG:  {"launch": 9, "tag": "hl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 9, "tag": "hq", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 9, "tag": "hs", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 9, "tag": "i", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 9, "tag": "rl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 10, "tag": "fp", "offset": {{[0-9]+}}, "bytes": 1024}
+// CHECK-DAG:  {"launch": 15, "tag": "o", "offset": {{[0-9]+}}, "bytes": 512}
+// CHECK-DAG:  {"launch": 1, "tag": "fq", "bytes": 16}
+// CHECK-DAG:  {"launch": 1, "tag": "gc", "bytes": 24}
+// CHECK-DAG:  {"launch": 5, "tag": "tc", "bytes": 4}
+// CHECK-DAG:  {"launch": 6, "tag": "tc", "bytes": 8}
+// CHECK-DAG:  {"launch": 7, "tag": "rc", "bytes": 4}
+// CHECK-DAG:  {"launch": 8, "tag": "rc", "bytes": 4}
+// CHECK-DAG:  {"launch": 9, "tag": "rc", "bytes": 4}
+// CHECK-DAG:  {"launch": 9, "tag": "gc", "bytes": 4}
+// CHECK-DAG:  {"launch": 10, "tag": "fq", "bytes": 8}
+// CHECK-DAG:  {"launch": 10, "tag": "gc", "bytes": 4}
+// CHECK-DAG:  {"launch": 15, "tag": "dc", "bytes": 16}
 lane.step @decode_kinds numerics(int8x2) {
   %ids = lane.input "ids" : !lane.tensor<1xi32>
   %pos = lane.input "pos" : !lane.tensor<1xi32>
@@ -128,32 +136,33 @@ lane.step @decode_kinds numerics(int8x2) {
 // choices) grouped by expert, on the tensor cores (hg, hu [2048]) with its router cut in 2 (1 tile: rp [32768],
 // rq [4]); the delta rule in chunks of 64 (1 chunk, 4 heads of 32): o [2048], dk, dq 4 x 64 x 32 floats [32768],
 // dt, dp 4 x 64 x 64 [65536], dg 4 x 64 [1024].
-// CHECK-LABEL: lane.step @chunk_kinds
-// CHECK-DAG:  arena.scratch launch(0) "mg" offset({{[0-9]+}}) bytes(1536)
-// CHECK-DAG:  arena.scratch launch(0) "mu" offset({{[0-9]+}}) bytes(1536)
-// CHECK-DAG:  arena.scratch launch(1) "fp" offset({{[0-9]+}}) bytes(131072)
-// CHECK-DAG:  arena.scratch launch(2) "ec" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "el" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "eo" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "ep" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "g" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "gx" offset({{[0-9]+}}) bytes(4096)
-// CHECK-DAG:  arena.scratch launch(2) "h" offset({{[0-9]+}}) bytes(2048)
-// CHECK-DAG:  arena.scratch launch(2) "hg" offset({{[0-9]+}}) bytes(2048)
-// CHECK-DAG:  arena.scratch launch(2) "hu" offset({{[0-9]+}}) bytes(2048)
-// CHECK-DAG:  arena.scratch launch(2) "i" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "pa" offset({{[0-9]+}}) bytes(4096)
-// CHECK-DAG:  arena.scratch launch(2) "rl" offset({{[0-9]+}}) bytes(256)
-// CHECK-DAG:  arena.scratch launch(2) "rp" offset({{[0-9]+}}) bytes(32768)
-// CHECK-DAG:  arena.scratch launch(3) "dg" offset({{[0-9]+}}) bytes(1024)
-// CHECK-DAG:  arena.scratch launch(3) "dk" offset({{[0-9]+}}) bytes(32768)
-// CHECK-DAG:  arena.scratch launch(3) "dp" offset({{[0-9]+}}) bytes(65536)
-// CHECK-DAG:  arena.scratch launch(3) "dq" offset({{[0-9]+}}) bytes(32768)
-// CHECK-DAG:  arena.scratch launch(3) "dt" offset({{[0-9]+}}) bytes(65536)
-// CHECK-DAG:  arena.scratch launch(3) "o" offset({{[0-9]+}}) bytes(2048)
-// CHECK-DAG:  arena.counter launch(1) "fq" bytes(8)
-// CHECK-DAG:  arena.counter launch(2) "rc" bytes(16)
-// CHECK-DAG:  arena.counter launch(2) "rq" bytes(4)
+// CHECK-LABEL: "step": "chunk_kinds"
+// IR-LABEL: lane.step @chunk_kinds
+// CHECK-DAG:  {"launch": 0, "tag": "mg", "offset": {{[0-9]+}}, "bytes": 1536}
+// CHECK-DAG:  {"launch": 0, "tag": "mu", "offset": {{[0-9]+}}, "bytes": 1536}
+// CHECK-DAG:  {"launch": 1, "tag": "fp", "offset": {{[0-9]+}}, "bytes": 131072}
+// CHECK-DAG:  {"launch": 2, "tag": "ec", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "el", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "eo", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "ep", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "g", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "gx", "offset": {{[0-9]+}}, "bytes": 4096}
+// CHECK-DAG:  {"launch": 2, "tag": "h", "offset": {{[0-9]+}}, "bytes": 2048}
+// CHECK-DAG:  {"launch": 2, "tag": "hg", "offset": {{[0-9]+}}, "bytes": 2048}
+// CHECK-DAG:  {"launch": 2, "tag": "hu", "offset": {{[0-9]+}}, "bytes": 2048}
+// CHECK-DAG:  {"launch": 2, "tag": "i", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "pa", "offset": {{[0-9]+}}, "bytes": 4096}
+// CHECK-DAG:  {"launch": 2, "tag": "rl", "offset": {{[0-9]+}}, "bytes": 256}
+// CHECK-DAG:  {"launch": 2, "tag": "rp", "offset": {{[0-9]+}}, "bytes": 32768}
+// CHECK-DAG:  {"launch": 3, "tag": "dg", "offset": {{[0-9]+}}, "bytes": 1024}
+// CHECK-DAG:  {"launch": 3, "tag": "dk", "offset": {{[0-9]+}}, "bytes": 32768}
+// CHECK-DAG:  {"launch": 3, "tag": "dp", "offset": {{[0-9]+}}, "bytes": 65536}
+// CHECK-DAG:  {"launch": 3, "tag": "dq", "offset": {{[0-9]+}}, "bytes": 32768}
+// CHECK-DAG:  {"launch": 3, "tag": "dt", "offset": {{[0-9]+}}, "bytes": 65536}
+// CHECK-DAG:  {"launch": 3, "tag": "o", "offset": {{[0-9]+}}, "bytes": 2048}
+// CHECK-DAG:  {"launch": 1, "tag": "fq", "bytes": 8}
+// CHECK-DAG:  {"launch": 2, "tag": "rc", "bytes": 16}
+// CHECK-DAG:  {"launch": 2, "tag": "rq", "bytes": 4}
 lane.step @chunk_kinds numerics(f32) {
   %x = lane.input "x" : !lane.tensor<4x128xf32>
   %wg = lane.weight "wg" : !lane.tensor<96x128xf32>

@@ -1,8 +1,11 @@
 // RUN: xdsl-opt %s -p 'lane-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena place %s --algorithm greedy --json --quiet | filecheck --check-prefix=JSON %s
 
 // Parts of every unit that join up to the whole unit across launches make the array safe.
 // CHECK-LABEL: lane.step @parts_join
-// CHECK:      arena.array %p plain offset(0) bytes(512) live(0, 2)
+// JSON-LABEL: "step": "parts_join"
+// CHECK:      %p = arena.tensor "p" %arena{{.*}} plain(0)
+// JSON:  {"tensor": "p", "form": "plain", "offset": 0, "bytes": 512, "first": 0, "last": 2}
 lane.step @parts_join numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -15,7 +18,9 @@ lane.step @parts_join numerics(f32) {
 
 // Parts that overlap and out of order still join.
 // CHECK-LABEL: lane.step @parts_overlap
-// CHECK:      arena.array %p plain offset(0) bytes(512) live(0, 3)
+// JSON-LABEL: "step": "parts_overlap"
+// CHECK:      %p = arena.tensor "p" %arena{{.*}} plain(0)
+// JSON:  {"tensor": "p", "form": "plain", "offset": 0, "bytes": 512, "first": 0, "last": 3}
 lane.step @parts_overlap numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -29,7 +34,9 @@ lane.step @parts_overlap numerics(f32) {
 
 // Two parts in one launch count together.
 // CHECK-LABEL: lane.step @parts_one_launch
-// CHECK:      arena.array %p plain offset(0) bytes(512) live(0, 1)
+// JSON-LABEL: "step": "parts_one_launch"
+// CHECK:      %p = arena.tensor "p" %arena{{.*}} plain(0)
+// JSON:  {"tensor": "p", "form": "plain", "offset": 0, "bytes": 512, "first": 0, "last": 1}
 lane.step @parts_one_launch numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -41,8 +48,10 @@ lane.step @parts_one_launch numerics(f32) {
 
 // A gap in the unit when it is first read: the array keeps its own buffer.
 // CHECK-LABEL: lane.step @parts_gap
-// CHECK-NOT:  arena.array %p
-// CHECK:      arena.own %p plain bytes(512) reason("unsafe")
+// JSON-LABEL: "step": "parts_gap"
+// CHECK-NOT:  arena.tensor "p"
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @parts_gap numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -55,7 +64,9 @@ lane.step @parts_gap numerics(f32) {
 
 // Parts of another pitch do not join.
 // CHECK-LABEL: lane.step @pitch_change
-// CHECK:      arena.own %p plain bytes(512) reason("unsafe")
+// JSON-LABEL: "step": "pitch_change"
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @pitch_change numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -68,7 +79,9 @@ lane.step @pitch_change numerics(f32) {
 
 // Read before it is written: what it reads was left by an earlier step, so it may not share bytes.
 // CHECK-LABEL: lane.step @read_first
-// CHECK:      arena.own %p plain bytes(512) reason("unsafe")
+// JSON-LABEL: "step": "read_first"
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @read_first numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -80,7 +93,9 @@ lane.step @read_first numerics(f32) {
 
 // Read in the same launch that first writes it whole (an in-place update): unsafe too.
 // CHECK-LABEL: lane.step @read_and_write
-// CHECK:      arena.own %p plain bytes(512) reason("unsafe")
+// JSON-LABEL: "step": "read_and_write"
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @read_and_write numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -92,8 +107,11 @@ lane.step @read_and_write numerics(f32) {
 
 // A write of another kind first (a few scattered rows), or a whole write through a view: unsafe.
 // CHECK-LABEL: lane.step @other_writes
-// CHECK:      arena.own %p plain bytes(512) reason("unsafe")
-// CHECK:      arena.own %r plain bytes(512) reason("unsafe")
+// JSON-LABEL: "step": "other_writes"
+// CHECK:      %p = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "p", "form": "plain", "bytes": 512, "reason": "unsafe"}
+// CHECK:      %r = {{.*}} own({{.*}}plain = unsafe
+// JSON:  {"tensor": "r", "form": "plain", "bytes": 512, "reason": "unsafe"}
 lane.step @other_writes numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
@@ -108,7 +126,9 @@ lane.step @other_writes numerics(f32) {
 
 // Once written whole, later reads and in-place updates keep it placed.
 // CHECK-LABEL: lane.step @whole_then_update
-// CHECK:      arena.array %p plain offset(0) bytes(512) live(0, 2)
+// JSON-LABEL: "step": "whole_then_update"
+// CHECK:      %p = arena.tensor "p" %arena{{.*}} plain(0)
+// JSON:  {"tensor": "p", "form": "plain", "offset": 0, "bytes": 512, "first": 0, "last": 2}
 lane.step @whole_then_update numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>

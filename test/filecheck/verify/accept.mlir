@@ -2,8 +2,8 @@
 // RUN: xdsl-opt %s -p 'lane-arena-place,lane-arena-verify' | filecheck %s
 
 // The placer's output passes the independent check, whichever algorithm placed it.
-// CHECK: arena.alloc
-// CHECK: arena.array %h quant
+// CHECK: %arena = arena.alloc
+// CHECK: %h = arena.tensor "h" %arena forms(plain, quant) plain({{[0-9]+}}) quant({{[0-9]+}})
 lane.step @ok numerics(int8) {
   %x = lane.input "x" : !lane.tensor<2048xf32>
   %g = lane.weight "g" : !lane.tensor<2048xf32>
