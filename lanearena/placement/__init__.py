@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from lanearena.placement.best import best
-from lanearena.placement.greedy import best_fit, greedy
+from lanearena.placement.greedy import greedy
 from lanearena.placement.problem import Buffer, Placement, PlacementError, check, height, lower_bound
 
 ALGORITHMS = ("best", "greedy", "best-fit", "portfolio")
@@ -49,7 +49,7 @@ def place(
     if algorithm == "greedy":
         offsets, name = greedy(buffers, alignment=alignment), "greedy"
     elif algorithm == "best-fit":
-        offsets, name = greedy(buffers, fit=best_fit, alignment=alignment), "best-fit"
+        offsets, name = greedy(buffers, fit="best", alignment=alignment), "best-fit"
     else:
         limit = None if algorithm == "portfolio" else DEFAULT_TIME_LIMIT if time_limit is None else time_limit
         offsets, name = best(buffers, alignment, bound, capacity, limit, progress)

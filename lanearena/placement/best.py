@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from lanearena.placement.greedy import ORDERS, best_fit, first_fit, greedy
+from lanearena.placement.greedy import FITS, ORDERS, greedy
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
 from lanearena.placement.search import FOUND, Dive, Run, Search
@@ -45,9 +45,9 @@ def groups(buffers: Sequence[Buffer]) -> list[list[int]]:
 def portfolio(buffers: Sequence[Buffer], alignment: int, target: int) -> tuple[list[int], str]:
     """The lowest of every greedy order with both fits (the reference's first), stopping at `target`."""
     best, best_height, name = None, 0, ""
-    for order_name, order in ORDERS.items():
-        for fit_name, fit in (("first", first_fit), ("best", best_fit)):
-            offsets = greedy(buffers, order, fit, alignment)
+    for order_name in ORDERS:
+        for fit_name in FITS:
+            offsets = greedy(buffers, order_name, fit_name, alignment)
             if best is None or height(buffers, offsets) < best_height:
                 best, best_height, name = offsets, height(buffers, offsets), f"{order_name}/{fit_name}-fit"
             if best_height <= target:

@@ -9,19 +9,16 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from lanearena.placement.greedy import _Placed, first_fit
+from lanearena.placement.greedy import place_in_order
 from lanearena.placement.problem import Buffer, height
 
 
 def _first_fit_in(buffers: Sequence[Buffer], order: list[int], alignment: int, stop: int) -> tuple[list[int], int]:
     """First-fit offsets in `order`, and the first position whose buffer ends above `stop` (len(order) if none)."""
-    placed = _Placed(buffers)
-    for k, i in enumerate(order):
-        offset = first_fit(placed.busy(i), buffers[i].size, alignment)
-        placed.add(i, offset)
-        if offset + buffers[i].size > stop:
-            return placed.offsets, k
-    return placed.offsets, len(order)
+    offsets, placed = place_in_order(buffers, order, "first", alignment, stop)
+    if placed < len(order) or max(o + b.size for o, b in zip(offsets, buffers)) > stop:
+        return offsets, placed - 1
+    return offsets, len(order)
 
 
 def improve(
