@@ -34,6 +34,24 @@ def decoder_like(n: int, seed: int = 0) -> list[Buffer]:
     return out
 
 
+def perfect(n: int, seed: int = 0, steps: int = 1000, height: int = 1 << 20) -> list[Buffer]:
+    """`n` buffers cut from a rectangle of `steps` x `height` bytes (cut across time or across the bytes, the
+    larger piece first, at random points): every step is full, so the optimum is the lower bound, `height`."""
+    rng = random.Random(seed)
+    pieces = [(0, steps, 0, height)]
+    while len(pieces) < n:
+        pieces.sort(key=lambda p: (p[1] - p[0]) * (p[3] - p[2]))
+        t0, t1, a0, a1 = pieces.pop()
+        if (rng.random() < 0.5 or a1 - a0 < 512) and t1 - t0 >= 2:
+            t = rng.randrange(t0 + 1, t1)
+            pieces += [(t0, t, a0, a1), (t, t1, a0, a1)]
+        else:
+            a = a0 + 256 * rng.randrange(1, (a1 - a0) // 256)
+            pieces += [(t0, t1, a0, a), (t0, t1, a, a1)]
+    pieces.sort()
+    return [Buffer(f"p{k}", t0, t1, a1 - a0) for k, (t0, t1, a0, a1) in enumerate(pieces)]
+
+
 def measure(name: str, buffers: list[Buffer], time_limit: float) -> dict:
     t = time.perf_counter()
     greedy = place(buffers, "greedy")

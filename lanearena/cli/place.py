@@ -6,6 +6,7 @@ import sys
 
 from lanearena import api, placement
 from lanearena.cli.io import write_output
+from lanearena.cli.budget import add_flags
 from lanearena.cli.progress import Progress
 
 
@@ -14,7 +15,7 @@ def register(sub) -> None:
     p.add_argument("input", help="a .mlir file holding lane.step ops")
     p.add_argument("-o", "--output", help="where to write the placed step (default: stdout)")
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
-    p.add_argument("--time-limit", type=float, default=5.0, help="seconds of search a step (default 5)")
+    add_flags(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-verify", action="store_true", help="skip lane-arena-verify on the result")
     p.set_defaults(func=run)
@@ -23,7 +24,7 @@ def register(sub) -> None:
 def run(args) -> int:
     module = api.parse_file(args.input)
     show = Progress(args.quiet)
-    api.place(module, args.algorithm, time_limit=args.time_limit, progress=show)
+    api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
     show.close()
     if not args.no_verify:
         api.verify(module)

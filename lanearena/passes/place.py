@@ -22,8 +22,9 @@ def place_module(
     algorithm: str = "best",
     align: int = ALIGN,
     qblock: int = QBLOCK,
-    time_limit: float | None = 5.0,
+    time_limit: float | None = None,
     progress: Callable[[str], None] | None = None,
+    work: int | None = None,
 ) -> None:
     """Places every step of `module` with `algorithm`, replacing any earlier placement."""
     if algorithm not in placement.ALGORITHMS:
@@ -34,20 +35,27 @@ def place_module(
         raise DiagnosticException("lane-arena-place: align and qblock must be positive")
     for step_op in steps(module):
         step, values = step_of(step_op)
-        write_plan(step_op, plan(step, algorithm, align, qblock, time_limit, progress), values)
+        try:
+            placed = plan(step, algorithm, align, qblock, time_limit, progress, work)
+        except placement.PlacementError as e:
+            raise DiagnosticException(f"lane-arena-place: {e}") from None
+        write_plan(step_op, placed, values)
 
 
 @dataclass(frozen=True)
 class LaneArenaPlace(ModulePass):
     """Options: `algorithm` (greedy is the reference's order; best, the default, never does worse), `align` (bytes
-    every array is aligned to), `qblock` (values a quantized scale covers), `time_limit` (seconds of search a step)."""
+    every array is aligned to), `qblock` (values a quantized scale covers), `work` (the search's counted work a step,
+so the result is the same on any machine; a default when neither it nor `time_limit` is given), `time_limit`
+(seconds a step may take at most; none by default)."""
 
     name = "lane-arena-place"
 
     algorithm: str = "best"
     align: int = ALIGN
     qblock: int = QBLOCK
-    time_limit: float = 5.0
+    time_limit: float | int | None = None
+    work: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        place_module(op, self.algorithm, self.align, self.qblock, self.time_limit)
+        place_module(op, self.algorithm, self.align, self.qblock, self.time_limit, work=self.work)

@@ -107,7 +107,8 @@ def _add(pool, top, head, cap, count, k, a, b):
         pool[h + 2 * i + 1] = max(b, pool[h + 2 * j - 1])
         gone = j - i - 1
         if gone:
-            pool[h + 2 * (i + 1):h + 2 * (m - gone)] = pool[h + 2 * j:h + 2 * m].copy()
+            for x in range(h + 2 * (i + 1), h + 2 * (m - gone)):  # ascending: the source lies above
+                pool[x] = pool[x + 2 * gone]
             count[k] = m - gone
         return pool, top
     if m == cap[k]:  # full: move the list to the top of the pool with twice the room
@@ -116,7 +117,8 @@ def _add(pool, top, head, cap, count, k, a, b):
         pool[top:top + 2 * m] = pool[h:h + 2 * m]
         head[k], cap[k], h = top, room, top
         top += 2 * room
-    pool[h + 2 * (i + 1):h + 2 * (m + 1)] = pool[h + 2 * i:h + 2 * m].copy()
+    for x in range(h + 2 * m + 1, h + 2 * i + 1, -1):  # descending: the target lies above
+        pool[x] = pool[x - 2]
     pool[h + 2 * i] = a
     pool[h + 2 * i + 1] = b
     count[k] = m + 1

@@ -1,14 +1,14 @@
 """A local search below the greedy placements, for groups too large for the exact search: iterated greedy. The
 buffer that sets the height is moved earlier in the order (it is placed before those that pushed it up), and now
 and then two buffers swap; each order is placed first fit, and the lowest placement is kept, until the target
-height or the deadline."""
+height or the end of the budget."""
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 
+from lanearena.placement.budget import GREEDY_COST, Budget
 from lanearena.placement.greedy import place_in_order
 from lanearena.placement.problem import Buffer, height
 
@@ -26,19 +26,20 @@ def improve(
     offsets: list[int],
     alignment: int,
     target: int,
-    deadline: float,
+    budget: Budget,
     progress: Callable[[str], None] | None = None,
     seed: int = 0,
 ) -> list[int]:
-    """A placement no higher than `offsets`, as low as found by `deadline`; stops once at most `target`."""
+    """A placement no higher than `offsets`, as low as found with `budget`; stops once at most `target`."""
     rng = random.Random(seed)
     best, best_height = list(offsets), height(buffers, offsets)
     # Start from the order the placement itself implies: lowest offsets first, then larger.
     order = sorted(range(len(buffers)), key=lambda i: (offsets[i], -buffers[i].size))
     tries = 0
-    while best_height > target and time.perf_counter() < deadline:
+    while best_height > target and not budget.done():
         tries += 1
         found, over = _first_fit_in(buffers, order, alignment, best_height - 1)
+        budget.spend(GREEDY_COST * min(over + 1, len(order)))
         if over == len(order):
             best, best_height = list(found), height(buffers, found)
             if progress is not None:

@@ -7,6 +7,8 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -35,12 +37,13 @@ class PlacementError(Exception):
 
 def lower_bound(buffers: Sequence[Buffer]) -> int:
     """The most bytes live at one step: no placement is lower."""
-    events = sorted([(b.lower, b.size) for b in buffers] + [(b.upper, -b.size) for b in buffers])
-    live = best = 0
-    for _, delta in events:  # at equal steps the ends (negative) come first: half-open lives
-        live += delta
-        best = max(best, live)
-    return best
+    if not buffers:
+        return 0
+    steps = np.array([b.lower for b in buffers] + [b.upper for b in buffers], dtype=np.int64)
+    size = np.array([b.size for b in buffers], dtype=np.int64)
+    delta = np.concatenate([size, -size])
+    by = np.lexsort((delta, steps))  # at equal steps the ends (negative) come first: half-open lives
+    return max(int(np.cumsum(delta[by]).max()), 0)
 
 
 def height(buffers: Sequence[Buffer], offsets: Sequence[int]) -> int:
