@@ -1,12 +1,15 @@
 """The placer at scale: generated graphs of 1k to 1M buffers, each algorithm's time and height / lower bound, and
 the growth of the time from 10k to 100k buffers, all measured in this run (progress lines on stderr).
 
-    python bench/scale.py [--sizes 1000,10000,100000,1000000] [--kinds mix,training] [--algorithms greedy,best]
+    python bench/scale.py [--sizes 1000,10000,100000,1000000] [--kinds mix,training,half]
+                           [--algorithms greedy,best]
 
 - `mix`: a random mix of lives, as in an inference graph with a few long-lived buffers: four in five live 1-8
   steps, the rest up to 1000 steps; sizes from 256 bytes to 1 MiB.
 - `training`: a forward and backward pass: each forward step's activation lives until its backward step (so a
-  fifth of the lives span half the graph or more), among short-lived temporaries.
+  tenth of the buffers live over half the graph or more), among short-lived temporaries.
+- `half`: a fifth of the buffers live over half the graph each (starting one a step), among temporaries living
+  1-3 steps.
 Every buffer graph comes from a fixed seed, so the table is the same on every machine but for the times."""
 
 from __future__ import annotations
@@ -49,7 +52,19 @@ def training(n: int, seed: int = 0) -> list[Buffer]:
     return out[:n]
 
 
-KINDS = {"mix": mix, "training": training}
+def half(n: int, seed: int = 0) -> list[Buffer]:
+    """`n` buffers over 2L steps (n = 5L): one starting each of the first L steps and living L steps, and two
+    temporaries a step living 1-3 steps."""
+    rng = random.Random(seed)
+    layers = max(n // 5, 1)
+    out = [Buffer(f"long{k}", k, k + layers, rng.choice(SIZES[:6])) for k in range(layers)]
+    for k in range(2 * layers):
+        for _ in range(2):
+            out.append(Buffer(f"tmp{len(out)}", k, min(k + rng.randint(1, 3), 2 * layers), rng.choice(SIZES)))
+    return out[:n]
+
+
+KINDS = {"mix": mix, "training": training, "half": half}
 
 
 def measure(kind: str, n: int, algorithm: str, progress) -> dict:
@@ -66,7 +81,7 @@ def measure(kind: str, n: int, algorithm: str, progress) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="1000,10000,100000,1000000")
-    p.add_argument("--kinds", default="mix,training")
+    p.add_argument("--kinds", default="mix,training,half")
     p.add_argument("--algorithms", default="greedy,best")
     args = p.parse_args()
 

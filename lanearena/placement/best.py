@@ -47,11 +47,11 @@ def groups(buffers: Sequence[Buffer]) -> list[list[int]]:
 
 def portfolio(buffers: Sequence[Buffer], alignment: int, target: int, budget: Budget | None = None,
               progress: Progress = None) -> tuple[list[int], str]:
-    """The lowest of the greedy orders with both fits (the reference's first, always run; the others while the
-    budget lasts), stopping at `target`."""
+    """The lowest of the greedy orders with both fits (the reference's first, always run; then every order first
+    fit, then best fit, while the budget lasts), stopping at `target`."""
     best, best_height, name = None, 0, ""
-    for order_name in ORDERS:
-        for fit_name in FITS:
+    for fit_name in FITS:
+        for order_name in ORDERS:
             if best is not None and budget is not None and (budget.done() or budget.left is not None and
                                                             budget.left < GREEDY_COST * len(buffers)):
                 return best, name

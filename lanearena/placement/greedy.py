@@ -22,10 +22,11 @@ FITS = ("first", "best")
 """`first`: the lowest offset that holds the buffer; `best`: the tightest gap that does (lowest among equals),
 above every live buffer where none does."""
 
-ORDERS = ("size", "area", "life", "start")
-"""The orders the portfolio tries, each a sort (ties by input order): `size` (largest first, then the earlier
-start: the reference's), `area` (size times life, then size, then start), `life` (longest first, then size, then
-start), `start` (earliest first, then the largest)."""
+ORDERS = ("size", "life", "area", "start")
+"""The orders the portfolio tries, in turn, each a sort (ties by input order): `size` (largest first, then the
+earlier start: the reference's), `life` (longest first, then size, then start: long lives kept low, as a training
+graph's activations want), `area` (size times life, then size, then start), `start` (earliest first, then the
+largest)."""
 
 
 def order(buffers: Sequence[Buffer], name: str = "size") -> np.ndarray:
@@ -55,20 +56,34 @@ def place_in_order(buffers: Sequence[Buffer], order_: str | Sequence[int] = "siz
                    alignment: int = 1, stop: int | None = None) -> tuple[list[int], int]:
     """`greedy`'s offsets and how many buffers of the order it placed: with `stop`, it stops after the first that
     ends above `stop` (the offsets of those not placed are 0)."""
-    n = len(buffers)
-    if n == 0:
+    if not buffers:
         return [], 0
     indices = order(buffers, order_) if isinstance(order_, str) else np.asarray(order_, dtype=np.int64)
-    steps = np.unique(np.array([b.lower for b in buffers] + [b.upper for b in buffers], dtype=np.int64))
-    first = np.searchsorted(steps, np.array([b.lower for b in buffers], dtype=np.int64))
-    last = np.searchsorted(steps, np.array([b.upper for b in buffers], dtype=np.int64))
-    size = np.array([b.size for b in buffers], dtype=np.int64)
-    # Every placed offset is a multiple of the alignment, so a buffer blocks its size rounded up to it, and the
-    # whole search can count in alignments.
-    units = -(-size // alignment)
-    limit = -1 if stop is None else stop
-    offsets, placed = _place(first, last, units, size, indices.astype(np.int64), fit == "best", alignment, limit)
-    return (offsets * alignment).tolist(), int(placed)
+    offsets, placed = Placer(buffers, alignment).run(indices, fit, stop)
+    return offsets.tolist(), placed
+
+
+class Placer:
+    """Greedy placements of one list of buffers (at least one) in any number of orders: the steps numbered and the
+    sizes rounded once."""
+
+    def __init__(self, buffers: Sequence[Buffer], alignment: int = 1):
+        lower = np.array([b.lower for b in buffers], dtype=np.int64)
+        upper = np.array([b.upper for b in buffers], dtype=np.int64)
+        steps = np.unique(np.concatenate([lower, upper]))
+        self.first, self.last = np.searchsorted(steps, lower), np.searchsorted(steps, upper)
+        self.size = np.array([b.size for b in buffers], dtype=np.int64)
+        # Every placed offset is a multiple of the alignment, so a buffer blocks its size rounded up to it, and the
+        # whole search can count in alignments.
+        self.units = -(-self.size // alignment)
+        self.alignment = alignment
+
+    def run(self, indices: np.ndarray, fit: str = "first", stop: int | None = None) -> tuple[np.ndarray, int]:
+        """The offsets of the buffers placed in the order `indices` by `fit`, and how many were placed: with `stop`,
+        up to the first that ends above `stop`."""
+        offsets, placed = _place(self.first, self.last, self.units, self.size, indices.astype(np.int64),
+                                 fit == "best", self.alignment, -1 if stop is None else stop)
+        return offsets * self.alignment, int(placed)
 
 
 @njit(cache=True)

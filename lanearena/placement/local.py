@@ -8,17 +8,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from lanearena.placement.budget import GREEDY_COST, Budget
-from lanearena.placement.greedy import place_in_order
+from lanearena.placement.greedy import Placer
 from lanearena.placement.problem import Buffer, height
-
-
-def _first_fit_in(buffers: Sequence[Buffer], order: list[int], alignment: int, stop: int) -> tuple[list[int], int]:
-    """First-fit offsets in `order`, and the first position whose buffer ends above `stop` (len(order) if none)."""
-    offsets, placed = place_in_order(buffers, order, "first", alignment, stop)
-    if placed < len(order) or max(o + b.size for o, b in zip(offsets, buffers)) > stop:
-        return offsets, placed - 1
-    return offsets, len(order)
 
 
 def improve(
@@ -33,15 +27,19 @@ def improve(
     """A placement no higher than `offsets`, as low as found with `budget`; stops once at most `target`."""
     rng = random.Random(seed)
     best, best_height = list(offsets), height(buffers, offsets)
+    placer = Placer(buffers, alignment)
     # Start from the order the placement itself implies: lowest offsets first, then larger.
     order = sorted(range(len(buffers)), key=lambda i: (offsets[i], -buffers[i].size))
     tries = 0
     while best_height > target and not budget.done():
         tries += 1
-        found, over = _first_fit_in(buffers, order, alignment, best_height - 1)
-        budget.spend(GREEDY_COST * min(over + 1, len(order)))
+        found, placed = placer.run(np.array(order, dtype=np.int64), "first", best_height - 1)
+        # A try costs its placements and a pass over the order.
+        budget.spend(GREEDY_COST * placed + len(order))
+        top = int((found + placer.size).max())
+        over = placed - 1 if top > best_height - 1 else len(order)
         if over == len(order):
-            best, best_height = list(found), height(buffers, found)
+            best, best_height = found.tolist(), top
             if progress is not None:
                 progress(f"search: best={best_height} target={target} tries={tries}")
             continue
