@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from lanearena import api, placement
-from lanearena.cli.io import write_output
 from lanearena.cli.budget import add_flags
+from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lanearena import api, placement, report
-from lanearena.cli.io import write_output
 from lanearena.cli.budget import add_flags
+from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.passes.convert import plan_of, steps

@@ -80,5 +80,5 @@ def test_bad_budget_flags_are_refused(tmp_path, capsys, flag, value, message):
 
 
 def test_budget_flags_take_integers(tmp_path, capsys):
-    code, out = solve(tmp_path, "id,lower,upper,size\na,0,2,10\nb,1,3,10\n", "--time-limit", "10", "--work", "1000")
+    code, _ = solve(tmp_path, "id,lower,upper,size\na,0,2,10\nb,1,3,10\n", "--time-limit", "10", "--work", "1000")
     assert code == 0 and capsys.readouterr().out.strip().endswith("height=20 lower_bound=20")
