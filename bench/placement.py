@@ -89,9 +89,9 @@ def main() -> None:
             continue
         rows.append(measure(path.name.split(".")[0], read_buffers(path), args.work, int(path.name.split(".")[1])))
         print(_row(rows[-1], header=len(rows) == 1), flush=True)
-    for seed in (int(s) for s in args.perfect.split(",") if s):
+    for k, seed in enumerate(int(s) for s in args.perfect.split(",") if s):
         rows.append(measure(f"perfect-450-{seed}", perfect(450, seed), args.work))
-        print(_row(rows[-1], header=True), flush=True)
+        print(_row(rows[-1], header=k == 0), flush=True)
     for n in (int(s) for s in args.sizes.split(",") if s):
         rows.append(measure(f"decoder-{n // 1000}k", decoder_like(n), args.work))
         print(_row(rows[-1], header=rows[-1]["buffers"] == 1000), flush=True)
