@@ -1,8 +1,9 @@
-"""The placement benchmark: for every MiniMalloc challenging instance and for generated decoder-like steps of 1k,
-10k and 100k buffers, the lower bound, the reference greedy's height and time, the default's height and time, and
-their ratios, all measured in this run.
+"""The placement benchmark: for every MiniMalloc challenging instance (and whether the default reaches its
+capacity, and how fast), for perfect packings of 450 buffers cut from a rectangle, and for generated decoder-like
+steps of 1k, 10k and 100k buffers: the lower bound, the reference greedy's height and time, the default's height
+and time, and their ratios, all measured in this run.
 
-    python bench/placement.py [--time-limit 10] [--only A,B] [--sizes 1000,10000,100000]"""
+    python bench/placement.py [--work N] [--only A,B] [--perfect 0,1,2] [--sizes 1000,10000,100000]"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import random
 import time
 from pathlib import Path
 
-from lanearena.placement import Buffer, check, place
+from lanearena.placement import Buffer, PlacementError, check, place
 from lanearena.placement.csvio import read_buffers
 
 CHALLENGING = Path(__file__).resolve().parents[1] / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
@@ -34,36 +35,66 @@ def decoder_like(n: int, seed: int = 0) -> list[Buffer]:
     return out
 
 
-def measure(name: str, buffers: list[Buffer], time_limit: float) -> dict:
+def perfect(n: int, seed: int = 0, steps: int = 1000, height: int = 1 << 20) -> list[Buffer]:
+    """`n` buffers cut from a rectangle of `steps` x `height` bytes (cut across time or across the bytes, the
+    larger piece first, at random points): every step is full, so the optimum is the lower bound, `height`."""
+    rng = random.Random(seed)
+    pieces = [(0, steps, 0, height)]
+    while len(pieces) < n:
+        pieces.sort(key=lambda p: (p[1] - p[0]) * (p[3] - p[2]))
+        t0, t1, a0, a1 = pieces.pop()
+        if (rng.random() < 0.5 or a1 - a0 < 512) and t1 - t0 >= 2:
+            t = rng.randrange(t0 + 1, t1)
+            pieces += [(t0, t, a0, a1), (t, t1, a0, a1)]
+        else:
+            a = a0 + 256 * rng.randrange(1, (a1 - a0) // 256)
+            pieces += [(t0, t1, a0, a), (t0, t1, a, a1)]
+    pieces.sort()
+    return [Buffer(f"p{k}", t0, t1, a1 - a0) for k, (t0, t1, a0, a1) in enumerate(pieces)]
+
+
+def measure(name: str, buffers: list[Buffer], work: int | None, capacity: int | None = None) -> dict:
     t = time.perf_counter()
     greedy = place(buffers, "greedy")
     greedy_s = time.perf_counter() - t
     t = time.perf_counter()
-    best = place(buffers, "best", time_limit=time_limit)
+    best = place(buffers, "best", work=work)
     best_s = time.perf_counter() - t
     assert check(buffers, best.offsets) == [], name
     lb = best.lower_bound
-    return {"case": name, "buffers": len(buffers), "lower_bound": lb, "greedy": greedy.height,
-            "greedy/lb": greedy.height / lb, "greedy_s": greedy_s, "default": best.height,
-            "default/lb": best.height / lb, "default_s": best_s, "default_s/greedy_s": best_s / greedy_s,
-            "winner": best.algorithm}
+    row = {"case": name, "buffers": len(buffers), "lower_bound": lb, "greedy": greedy.height,
+           "greedy/lb": greedy.height / lb, "greedy_s": greedy_s, "default": best.height,
+           "default/lb": best.height / lb, "default_s": best_s, "winner": best.algorithm}
+    if capacity is not None:  # the search aimed at the capacity rather than the bound
+        t = time.perf_counter()
+        try:
+            fitted = place(buffers, "best", work=work, capacity=capacity).height
+        except PlacementError:
+            fitted = None
+        row.update({"capacity": capacity, "within": fitted is not None, "capacity_s": time.perf_counter() - t})
+    return row
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds of search for the default (10)")
+    p.add_argument("--work", type=int, default=None, help="work of the default's search (default: its default)")
     p.add_argument("--only", default="", help="challenging files to run, e.g. A,B (default: all)")
+    p.add_argument("--perfect", default="0,1,2", help="seeds of the perfect packings of 450 buffers")
     p.add_argument("--sizes", default="1000,10000,100000", help="generated step sizes")
     args = p.parse_args()
+    place([Buffer("warm", 0, 1, 1)], "greedy")  # the compiled code loaded before any time is taken
     rows = []
     for path in sorted(CHALLENGING.glob("*.csv")):
         if args.only and path.name.split(".")[0] not in args.only.split(","):
             continue
-        rows.append(measure(path.name.split(".")[0], read_buffers(path), args.time_limit))
+        rows.append(measure(path.name.split(".")[0], read_buffers(path), args.work, int(path.name.split(".")[1])))
         print(_row(rows[-1], header=len(rows) == 1), flush=True)
+    for k, seed in enumerate(int(s) for s in args.perfect.split(",") if s):
+        rows.append(measure(f"perfect-450-{seed}", perfect(450, seed), args.work))
+        print(_row(rows[-1], header=k == 0), flush=True)
     for n in (int(s) for s in args.sizes.split(",") if s):
-        rows.append(measure(f"decoder-{n // 1000}k", decoder_like(n), args.time_limit))
-        print(_row(rows[-1], header=not rows[:-1]), flush=True)
+        rows.append(measure(f"decoder-{n // 1000}k", decoder_like(n), args.work))
+        print(_row(rows[-1], header=rows[-1]["buffers"] == 1000), flush=True)
     big = {r["buffers"]: r for r in rows if r["case"].startswith("decoder")}
     if 10000 in big and 100000 in big:
         print(f"\ngreedy time 10k -> 100k: x{big[100000]['greedy_s'] / big[10000]['greedy_s']:.1f}")

@@ -60,12 +60,14 @@ def place(
     algorithm: str = "best",
     align: int = ALIGN,
     qblock: int = QBLOCK,
-    time_limit: float = 5.0,
+    time_limit: float | None = None,
     progress: Callable[[str], None] | None = None,
+    work: int | None = None,
 ) -> ModuleOp:
-    """Runs `lane-arena-place` on `module` in place and returns it; `progress` is shown lines of a long search."""
+    """Runs `lane-arena-place` on `module` in place and returns it; `progress` is shown lines of a long search;
+    `work` and `time_limit` bound the search as in `placement.place`."""
     try:
-        place_module(module, algorithm, align, qblock, time_limit, progress)
+        place_module(module, algorithm, align, qblock, time_limit, progress, work)
     except DiagnosticException as e:
         raise UserError(str(e)) from e
     return module

@@ -47,6 +47,15 @@ def seconds(value: object, option: str = "time_limit") -> float | None:
     return float(value)
 
 
+def work(value: object, option: str = "work") -> int | None:
+    """`value` as a work budget: a whole number >= 0 of counted search steps, or None for the default."""
+    if value is None:
+        return None
+    if not _integer(value) or value < 0:
+        raise OptionError(f"{option} must be a whole number >= 0, not {value!r}")
+    return value
+
+
 def cli_seconds(text: str) -> float:
     """An argparse type for `--time-limit`: `seconds` of the text, as argparse's own error (exit code 2)."""
     try:

@@ -17,12 +17,14 @@ def plan(
     qblock: int = QBLOCK,
     time_limit: float | None = None,
     progress: Callable[[str], None] | None = None,
+    work: int | None = None,
 ) -> ArenaPlan:
     """Where every array and scratch of `step` that may live in the arena is placed by `algorithm`, with its
-    counters and the arrays kept outside."""
+    counters and the arrays kept outside; `time_limit` and `work` bound the search as in `placement.place`."""
     p = problem(step, align, qblock)
     buffers = [placement.Buffer(it.label, it.first, it.last + 1, it.bytes) for it in p.items]
-    result = placement.place(buffers, algorithm, alignment=align, time_limit=time_limit, progress=progress)
+    result = placement.place(buffers, algorithm, alignment=align, time_limit=time_limit, work=work,
+                             progress=progress)
     out = ArenaPlan(result.height, align, counters=p.counters, own=p.own, lower_bound=result.lower_bound,
                     algorithm=result.algorithm)
     for it, offset in zip(p.items, result.offsets, strict=True):

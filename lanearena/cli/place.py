@@ -7,6 +7,7 @@ import json
 import sys
 
 from lanearena import api, placement
+from lanearena.cli.budget import add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.passes.convert import alloc_of, steps
@@ -17,7 +18,7 @@ def register(sub) -> None:
     p.add_argument("input", help="a .mlir file holding lane.step ops (placed already or not)")
     p.add_argument("-o", "--output", help="where to write the placed step (default: stdout, but not with --json)")
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
-    p.add_argument("--time-limit", type=float, default=5.0, help="seconds of search a step (default 5)")
+    add_flags(p)
     p.add_argument("--json", action="store_true", help="print the placement of every step as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-verify", action="store_true", help="skip lane-arena-verify on the result")
@@ -27,7 +28,7 @@ def register(sub) -> None:
 def run(args) -> int:
     module = api.parse_file(args.input)
     show = Progress(args.quiet)
-    api.place(module, args.algorithm, time_limit=args.time_limit, progress=show)
+    api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
     show.close()
     if not args.no_verify:
         api.verify(module)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lanearena import api, placement, report
+from lanearena.cli.budget import add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
@@ -25,7 +26,7 @@ def register(sub) -> None:
     p.add_argument("--step", help="the step to report, by name (needed with -o where the file holds several)")
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS,
                    help="the placement, where the step is not placed yet")
-    p.add_argument("--time-limit", type=float, default=5.0, help="seconds of search a step, where it is placed")
+    add_flags(p)
     p.set_defaults(func=run)
 
 
@@ -36,7 +37,7 @@ def run(args) -> int:
     module = api.parse_file(args.input)
     if any(plan_of(s) is None for s in steps(module)):
         show = Progress()
-        api.place(module, args.algorithm, time_limit=args.time_limit, progress=show)
+        api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
         show.close()
     chosen = [(step, plan) for step, plan in api.placed_steps(module) if args.step in (None, step.name)]
     if not chosen:

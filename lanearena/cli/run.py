@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import time
 
-from lanearena import api, options, placement
+from lanearena import api, placement
 from lanearena.analysis.lifetimes import problem
+from lanearena.cli.budget import add_flags
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
@@ -22,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
     p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cuda"))
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
-    p.add_argument("--time-limit", type=options.cli_seconds, default=5.0, help="seconds of placement search (default 5)")
+    add_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=run)
@@ -40,7 +41,7 @@ def run(args) -> int:
     times["build_s"] = time.perf_counter() - t
     show(f"placing {config.name}")
     t = time.perf_counter()
-    api.place(module, args.algorithm, time_limit=args.time_limit, progress=show)
+    api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
     api.verify(module)
     times["place_s"] = time.perf_counter() - t
     ((step, plan),) = api.placed_steps(module)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from lanearena import placement
+from lanearena.cli.budget import add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
@@ -15,19 +16,20 @@ def register(sub) -> None:
     p.add_argument("--input", required=True, help="CSV: id,lower,upper,size (lives [lower, upper))")
     p.add_argument("--output", required=True, help="the CSV to write, with an offset column")
     p.add_argument("--capacity", type=int, help="search until the height is at most BYTES; fail if not found")
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds of search (default 10)")
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
     p.add_argument("--alignment", type=int, default=1, help="every offset a multiple of this (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     buffers = read_buffers(args.input)
     show = Progress(args.quiet)
+    show(f"placing {len(buffers)} buffers")
     try:
         result = placement.place(buffers, args.algorithm, alignment=args.alignment, time_limit=args.time_limit,
-                                 capacity=args.capacity, progress=show)
+                                 work=args.work, capacity=args.capacity, progress=show)
     except placement.PlacementError as e:
         raise UserError(f"{args.input}: {e}") from None
     finally:

@@ -19,7 +19,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from lanearena import placement
+from lanearena import options, placement
 from lanearena.dialects.located import where
 from lanearena.memref.lifetimes import ARENA_ATTR, FunctionLives, function_lives
 from lanearena.model import ALIGN
@@ -70,7 +70,9 @@ class DropDealloc(RewritePattern):
             rewriter.erase(op)
 
 
-def place_function(function: func.FuncOp, algorithm: str, align: int, time_limit: float | None) -> None:
+def place_function(
+    function: func.FuncOp, algorithm: str, align: int, time_limit: float | None, work: int | None = None
+) -> None:
     """Places the allocations of `function` that may share an arena, marking each of the others with why not."""
     lives = function_lives(function, align)
     for kept in lives.kept:
@@ -78,7 +80,7 @@ def place_function(function: func.FuncOp, algorithm: str, align: int, time_limit
     if not lives.lives:
         return
     problem = buffers(lives, align)
-    result = placement.place(problem, algorithm, alignment=align, time_limit=time_limit)
+    result = placement.place(problem, algorithm, alignment=align, time_limit=time_limit, work=work)
     problems = placement.check(problem, result.offsets, align)
     if problems:  # never expected: the placer's output is checked here so that a fault in it cannot pass silently
         raise DiagnosticException(f"{where(function)}memref-arena-place: invalid placement: {problems[0]}")
@@ -103,14 +105,15 @@ def place_function(function: func.FuncOp, algorithm: str, align: int, time_limit
 @dataclass(frozen=True)
 class MemrefArenaPlace(ModulePass):
     """Options as `lane-arena-place`'s: `algorithm` (greedy, best-fit, portfolio, best: the default), `align` (a power
-    of two: bytes every offset and the arena are aligned to; each size is rounded up to it), `time_limit` (seconds of
-    search a function, for `best`)."""
+    of two: bytes every offset and the arena are aligned to; each size is rounded up to it), `work` (counted search a
+    function, for `best`: the result does not depend on the machine) and `time_limit` (seconds, an extra bound)."""
 
     name = "memref-arena-place"
 
     algorithm: str = "best"
     align: int = ALIGN
-    time_limit: float = 5.0
+    time_limit: float | int | None = None
+    work: int | None = None
 
     def __post_init__(self) -> None:
         if self.algorithm not in placement.ALGORITHMS:
@@ -119,9 +122,12 @@ class MemrefArenaPlace(ModulePass):
             )
         if self.align <= 0 or self.align & (self.align - 1):
             raise DiagnosticException(f"{self.name}: align must be a power of two, not {self.align}")
-        if not self.time_limit > 0:
-            raise DiagnosticException(f"{self.name}: time_limit must be positive, not {self.time_limit}")
+        try:
+            options.seconds(self.time_limit)
+            options.work(self.work)
+        except options.OptionError as e:
+            raise DiagnosticException(f"{self.name}: {e}") from None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
-            place_function(function, self.algorithm, self.align, self.time_limit)
+            place_function(function, self.algorithm, self.align, self.time_limit, self.work)

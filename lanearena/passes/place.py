@@ -23,8 +23,9 @@ def place_module(
     algorithm: str = "best",
     align: int = ALIGN,
     qblock: int = QBLOCK,
-    time_limit: float | None = 5.0,
+    time_limit: float | None = None,
     progress: Callable[[str], None] | None = None,
+    work: int | None = None,
 ) -> None:
     """Places every step of `module` that is not placed yet with `algorithm` (placing twice changes nothing)."""
     if algorithm not in placement.ALGORITHMS:
@@ -33,7 +34,7 @@ def place_module(
         )
     try:
         align, qblock = options.align(align), options.qblock(qblock)
-        time_limit = options.seconds(time_limit)
+        time_limit, work = options.seconds(time_limit), options.work(work)
     except options.OptionError as e:
         raise DiagnosticException(f"lane-arena-place: {e}") from None
     for step_op in steps(module):
@@ -42,20 +43,27 @@ def place_module(
         if problems := oversized(step_op):
             raise DiagnosticException("\n".join(problems))
         step, _ = step_of(step_op)
-        place_step(step_op, step, plan(step, algorithm, align, qblock, time_limit, progress))
+        try:
+            placed = plan(step, algorithm, align, qblock, time_limit, progress, work)
+        except placement.PlacementError as e:
+            raise DiagnosticException(f"lane-arena-place: {e}") from None
+        place_step(step_op, step, placed)
 
 
 @dataclass(frozen=True)
 class LaneArenaPlace(ModulePass):
     """Options: `algorithm` (greedy is the reference's order; best, the default, never does worse), `align` (bytes
-    every array is aligned to), `qblock` (values a quantized scale covers), `time_limit` (seconds of search a step)."""
+    every array is aligned to), `qblock` (values a quantized scale covers), `work` (the search's counted work a step,
+so the result is the same on any machine; a default when neither it nor `time_limit` is given), `time_limit`
+(seconds a step may take at most; none by default)."""
 
     name = "lane-arena-place"
 
     algorithm: str = "best"
     align: int = ALIGN
     qblock: int = QBLOCK
-    time_limit: float | int = 5.0
+    time_limit: float | int | None = None
+    work: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        place_module(op, self.algorithm, self.align, self.qblock, self.time_limit)
+        place_module(op, self.algorithm, self.align, self.qblock, self.time_limit, work=self.work)

@@ -6,25 +6,30 @@ so that no two live at once share a byte, as low as can be found.
 - `best-fit`: the same order, each in the tightest gap that holds it.
 - `portfolio`: every greedy order with both fits, the lowest result, for each group of buffers whose lives overlap.
 - `best` (the default): the portfolio, then for each group above the lower bound an exact search in the spirit of
-  MiniMalloc (a local search for groups too large for it) until the bound or the time limit; never above `greedy`.
+  MiniMalloc (a local search for groups too large for it) until the bound or the end of its work; never above
+  `greedy`, and the same offsets on a busy machine as on an idle one (the work is counted, not timed).
 
-Modules: `problem` (the data, the bound, the checker), `greedy`, `search` (the exact search), `local` (iterated
-greedy), `best` (the default's schedule), `csvio` (MiniMalloc's CSV)."""
+Modules: `problem` (the data, the bound, the checker), `greedy` (the greedy family in O(n log n)), `budget` (counted
+work), `search` (the exact search), `local` (iterated greedy), `best` (the default's schedule), `csvio` (MiniMalloc's
+CSV)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from lanearena.placement.best import best
-from lanearena.placement.greedy import best_fit, greedy
+from lanearena.placement.budget import Budget
+from lanearena.placement.greedy import greedy
 from lanearena.placement.problem import Buffer, Placement, PlacementError, check, height, lower_bound
 
 ALGORITHMS = ("best", "greedy", "best-fit", "portfolio")
 
-DEFAULT_TIME_LIMIT = 5.0
-"""Seconds of search for `best` when no time limit is given."""
+DEFAULT_WORK = 8_000_000
+"""The work `best` does when given neither `work` nor `time_limit`: a greedy placement of one buffer counts 16, a
+search node the buffers of its group (about 4 s of this machine's time)."""
 
-__all__ = ["ALGORITHMS", "Buffer", "Placement", "PlacementError", "check", "lower_bound", "place"]
+__all__ = ["ALGORITHMS", "DEFAULT_WORK", "Buffer", "Placement", "PlacementError", "check", "lower_bound", "place"]
 
 
 def place(
@@ -33,26 +38,39 @@ def place(
     *,
     alignment: int = 1,
     time_limit: float | None = None,
+    work: int | None = None,
     capacity: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Placement:
-    """Offsets for `buffers` by `algorithm`, every one a multiple of `alignment`. `time_limit` bounds the search of
-    `best` (default `DEFAULT_TIME_LIMIT`); with `capacity`, `best` searches until the height is at most it, and a
-    `PlacementError` says when it is not reached in time. `progress` is given a line now and then."""
+    """Offsets for `buffers` by `algorithm`, every one a multiple of `alignment`, checked (`check`). `best` does
+    `work` (counted, so the offsets do not depend on the machine; `DEFAULT_WORK` when neither it nor `time_limit`
+    is given); `time_limit` (seconds) bounds the whole of `best` and `portfolio` besides. With `capacity`, `best`
+    searches until the height is at most it, and a `PlacementError` says when it is not reached. `progress` is given
+    a line now and then."""
+    start = time.perf_counter()
     if algorithm not in ALGORITHMS:
         raise PlacementError(f"unknown algorithm '{algorithm}' (one of {', '.join(ALGORITHMS)})")
     if alignment <= 0:
         raise PlacementError(f"alignment must be positive, not {alignment}")
+    if time_limit is not None and not time_limit >= 0:
+        raise PlacementError(f"time limit must be a number of seconds >= 0, not {time_limit}")
+    if work is not None and work < 0:
+        raise PlacementError(f"work must be >= 0, not {work}")
     bound = lower_bound(buffers)
     if capacity is not None and capacity < bound:
         raise PlacementError(f"no placement within {capacity} bytes: {bound} bytes live at once")
-    if algorithm == "greedy":
-        offsets, name = greedy(buffers, alignment=alignment), "greedy"
-    elif algorithm == "best-fit":
-        offsets, name = greedy(buffers, fit=best_fit, alignment=alignment), "best-fit"
+    if algorithm in ("greedy", "best-fit"):
+        fit = "first" if algorithm == "greedy" else "best"
+        offsets, name = greedy(buffers, "size", fit, alignment), algorithm
     else:
-        limit = None if algorithm == "portfolio" else DEFAULT_TIME_LIMIT if time_limit is None else time_limit
-        offsets, name = best(buffers, alignment, bound, capacity, limit, progress)
+        if work is None and time_limit is None and algorithm == "best":
+            work = DEFAULT_WORK
+        budget = Budget(None if algorithm == "portfolio" else work,
+                        None if time_limit is None else start + time_limit)
+        offsets, name = best(buffers, alignment, bound, capacity, budget, progress, search=algorithm == "best")
+    problems = check(buffers, offsets, alignment)
+    if problems:  # a bug, never the input's fault: say so rather than return a wrong placement
+        raise AssertionError(f"placement by {name} is invalid: {problems[0]}")
     top = height(buffers, offsets)
     if capacity is not None and top > capacity:
         raise PlacementError(f"no placement within {capacity} bytes found (best {top}, lower bound {bound})")

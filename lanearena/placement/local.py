@@ -1,27 +1,18 @@
 """A local search below the greedy placements, for groups too large for the exact search: iterated greedy. The
 buffer that sets the height is moved earlier in the order (it is placed before those that pushed it up), and now
 and then two buffers swap; each order is placed first fit, and the lowest placement is kept, until the target
-height or the deadline."""
+height or the end of the budget."""
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 
-from lanearena.placement.greedy import _Placed, first_fit
+import numpy as np
+
+from lanearena.placement.budget import GREEDY_COST, Budget
+from lanearena.placement.greedy import Placer
 from lanearena.placement.problem import Buffer, height
-
-
-def _first_fit_in(buffers: Sequence[Buffer], order: list[int], alignment: int, stop: int) -> tuple[list[int], int]:
-    """First-fit offsets in `order`, and the first position whose buffer ends above `stop` (len(order) if none)."""
-    placed = _Placed(buffers)
-    for k, i in enumerate(order):
-        offset = first_fit(placed.busy(i), buffers[i].size, alignment)
-        placed.add(i, offset)
-        if offset + buffers[i].size > stop:
-            return placed.offsets, k
-    return placed.offsets, len(order)
 
 
 def improve(
@@ -29,21 +20,26 @@ def improve(
     offsets: list[int],
     alignment: int,
     target: int,
-    deadline: float,
+    budget: Budget,
     progress: Callable[[str], None] | None = None,
     seed: int = 0,
 ) -> list[int]:
-    """A placement no higher than `offsets`, as low as found by `deadline`; stops once at most `target`."""
+    """A placement no higher than `offsets`, as low as found with `budget`; stops once at most `target`."""
     rng = random.Random(seed)
     best, best_height = list(offsets), height(buffers, offsets)
+    placer = Placer(buffers, alignment)
     # Start from the order the placement itself implies: lowest offsets first, then larger.
     order = sorted(range(len(buffers)), key=lambda i: (offsets[i], -buffers[i].size))
     tries = 0
-    while best_height > target and time.perf_counter() < deadline:
+    while best_height > target and not budget.done():
         tries += 1
-        found, over = _first_fit_in(buffers, order, alignment, best_height - 1)
+        found, placed = placer.run(np.array(order, dtype=np.int64), "first", best_height - 1)
+        # A try costs its placements and a pass over the order.
+        budget.spend(GREEDY_COST * placed + len(order))
+        top = int((found + placer.size).max())
+        over = placed - 1 if top > best_height - 1 else len(order)
         if over == len(order):
-            best, best_height = list(found), height(buffers, found)
+            best, best_height = found.tolist(), top
             if progress is not None:
                 progress(f"search: best={best_height} target={target} tries={tries}")
             continue

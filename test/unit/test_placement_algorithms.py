@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lanearena import placement
 from lanearena.placement import Buffer, check, lower_bound, place
-from lanearena.placement.greedy import SHORT
+from lanearena.placement.greedy import FITS, ORDERS, greedy
 
 CHALLENGING = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
 
@@ -19,7 +19,7 @@ CHALLENGING = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmark
 @st.composite
 def buffer_sets(draw, max_buffers: int = 40):
     n = draw(st.integers(0, max_buffers))
-    horizon = draw(st.sampled_from([8, 50, 4 * SHORT]))  # long lives too, past the filing by step
+    horizon = draw(st.sampled_from([8, 50, 300]))  # long lives too, over many tree nodes
     out = []
     for i in range(n):
         lower = draw(st.integers(0, horizon - 1))
@@ -43,6 +43,44 @@ def reference_greedy(buffers, alignment=1):
         offsets[i] = offset
         spans.append((offset, b.size, b.lower, b.upper))
     return offsets
+
+
+ORACLE_ORDERS = {
+    "size": lambda b, i: (-b.size, b.lower, i),
+    "area": lambda b, i: (-b.size * (b.upper - b.lower), -b.size, b.lower, i),
+    "life": lambda b, i: (-(b.upper - b.lower), -b.size, b.lower, i),
+    "start": lambda b, i: (b.lower, -b.size, i),
+}
+"""The portfolio's orders as the sort keys of the first, list-scanning greedy."""
+
+
+def oracle_greedy(buffers, order, fit, alignment):
+    """The first greedy of this package (before the segment tree), scanning every placed buffer: each buffer in
+    `order`, first fit or best fit among the sorted byte ranges of the placed buffers live beside it."""
+    offsets, spans = [0] * len(buffers), []
+    for i in sorted(range(len(buffers)), key=lambda i: ORACLE_ORDERS[order](buffers[i], i)):
+        b = buffers[i]
+        busy = sorted((o, o + s) for o, s, lo, up in spans if lo < b.upper and b.lower < up)
+        best, best_gap, offset = None, None, 0
+        for lo, hi in busy:
+            if offset + b.size <= lo:
+                if fit == "first":
+                    break
+                if best_gap is None or lo - offset < best_gap:
+                    best, best_gap = offset, lo - offset
+            offset = max(offset, -(-hi // alignment) * alignment)
+        offsets[i] = offset if fit == "first" or best is None else best
+        spans.append((offsets[i], b.size, b.lower, b.upper))
+    return offsets
+
+
+@settings(max_examples=300, deadline=None)
+@given(buffer_sets(max_buffers=60), st.sampled_from(ORDERS), st.sampled_from(FITS), st.sampled_from([1, 8, 256]))
+def test_every_greedy_is_the_scanning_greedy(buffers, order, fit, alignment):
+    offsets = greedy(buffers, order, fit, alignment)
+    assert offsets == oracle_greedy(buffers, order, fit, alignment)
+    assert check(buffers, offsets, alignment) == []
+    assert all(o % alignment == 0 and o >= 0 for o in offsets)
 
 
 @settings(max_examples=300, deadline=None)

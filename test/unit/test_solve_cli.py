@@ -67,3 +67,18 @@ def test_capacity_not_reached_fails_cleanly(tmp_path, capsys):
 def test_missing_input_file(tmp_path, capsys):
     code = main(["solve", "--input", str(tmp_path / "nope.csv"), "--output", str(tmp_path / "o.csv")])
     assert code == 2 and "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, value, message", [("--time-limit", "-1", "--time-limit must be a positive number of seconds, not -1"),
+                                                  ("--time-limit", "nan", "--time-limit must be a positive number of seconds, not nan"),
+                                                  ("--work", "-5", "--work must be a whole number >= 0, not -5"),
+                                                  ("--work", "1.5", "'1.5' is not an integer")])
+def test_bad_budget_flags_are_refused(tmp_path, capsys, flag, value, message):
+    with pytest.raises(SystemExit) as e:
+        solve(tmp_path, "id,lower,upper,size\na,0,2,10\n", flag, value)
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_budget_flags_take_integers(tmp_path, capsys):
+    code, _ = solve(tmp_path, "id,lower,upper,size\na,0,2,10\nb,1,3,10\n", "--time-limit", "10", "--work", "1000")
+    assert code == 0 and capsys.readouterr().out.strip().endswith("height=20 lower_bound=20")

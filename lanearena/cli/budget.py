@@ -1,0 +1,30 @@
+"""The flags that bound the placement's search, shared by `lanearena solve`, `place`, `run` and `report`: `--work`
+(counted, so the result is the same on any machine) and `--time-limit` (seconds, an extra bound on the whole
+placement), checked as `options` checks the pass's."""
+
+from __future__ import annotations
+
+import argparse
+
+from lanearena import options
+
+
+def work(text: str) -> int:
+    """A work budget (see `options.work`), as argparse's own error (exit code 2) when it is none."""
+    try:
+        value = options.work(int(text), "--work")
+    except options.OptionError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    assert value is not None
+    return value
+
+
+def add_flags(p: argparse.ArgumentParser) -> None:
+    """Adds `--work` and `--time-limit` to `p`."""
+    p.add_argument("--work", type=work, default=None,
+                   help="work of the default algorithm's search (counted, so the result does not depend on the "
+                   "machine; default 8000000 when no --time-limit is given)")
+    p.add_argument("--time-limit", type=options.cli_seconds, default=None,
+                   help="seconds the whole placement may take at most (default: none)")
