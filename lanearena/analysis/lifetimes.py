@@ -118,6 +118,7 @@ class Item:
     @property
     def label(self) -> str:
         if self.tensor is not None:
+            assert self.form is not None  # an array's item has both its tensor and its form
             return f"{self.tensor}:{self.form.value}"
         return f"#{self.launch}:{self.tag}"
 
@@ -156,7 +157,10 @@ def problem(step: Step, align: int = ALIGN, qblock: int = QBLOCK) -> Problem:
     own: list[OwnArray] = []
     for (name, form), life in lives(step, qblock).items():
         t = step.tensors[name]
-        nbytes = array_bytes(t.length, Form.QUANT, False, align) if t.elem == "i8" else array_bytes(t.length, form, two, align)
+        if t.elem == "i8":
+            nbytes = array_bytes(t.length, Form.QUANT, False, align)
+        else:
+            nbytes = array_bytes(t.length, form, two, align)
         reason = _reason(step, name, form, life.written)
         if reason is None:
             items.append(Item(nbytes, life.first, life.last, tensor=name, form=form))

@@ -22,7 +22,9 @@ def register(sub) -> None:
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
     p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cuda"))
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
-    p.add_argument("--time-limit", type=options.cli_seconds, default=5.0, help="seconds of placement search (default 5)")
+    p.add_argument(
+        "--time-limit", type=options.cli_seconds, default=5.0, help="seconds of placement search (default 5)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=run)
@@ -44,6 +46,7 @@ def run(args) -> int:
     api.verify(module)
     times["place_s"] = time.perf_counter() - t
     ((step, plan),) = api.placed_steps(module)
+    assert plan is not None  # placed above
     try:
         backend = resolve_backend(args.backend)
     except RuntimeError as e:

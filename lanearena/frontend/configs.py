@@ -193,7 +193,7 @@ def hugging_face(values: dict, origin) -> tuple[dict, dict[str, str]]:
         dims = {values.get("linear_key_head_dim"), values.get("linear_value_head_dim")}
         if len(dims) != 1:
             raise ConfigError(f"{origin('linear_value_head_dim')}: linear_key_head_dim and linear_value_head_dim "
-                              f"differ ({', '.join(map(str, dims))}): the delta rule's kernels take one", 
+                              f"differ ({', '.join(map(str, dims))}): the delta rule's kernels take one",
                               "linear_value_head_dim")
         put("lin_head_dim", dims.pop(), "linear_key_head_dim")
         factor = values.get("partial_rotary_factor", 1.0)

@@ -124,7 +124,8 @@ def _check(c: DecoderConfig) -> None:
             raise ConfigError(message, key)
 
     need(c.name != "", "name", "name must not be empty")
-    need(c.numerics in {n.value for n in Numerics}, "numerics", f"numerics must be f32, int8 or int8x2, not {c.numerics!r}")
+    need(c.numerics in {n.value for n in Numerics}, "numerics",
+         f"numerics must be f32, int8 or int8x2, not {c.numerics!r}")
     for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "max_len", "rows", "split",
                 "head_split", "attn_splits"):
         need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
