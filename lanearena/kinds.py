@@ -292,7 +292,8 @@ KINDS: dict[str, Kind] = {
         Kind("gemm_tc", ("x", "w"), ("out",), ("w",), {"split": 1, "whole": 0}, _tile_scratch(False), quant=("x",)),
         Kind("glu_tc", ("x", "w_gate", "w_up"), ("out",), ("w_gate", "w_up"), {"split": 1, "whole": 0},
              _tile_scratch(True), quant=("x",)),
-        Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6, "rotary": 0}, _none, in_place=True, ints=("pos",)),
+        Kind("rope", ("pos",), ("x",), (), {"heads": None, "theta": 1e6, "rotary": 0}, _none, in_place=True,
+             ints=("pos",)),
         Kind("kv_store", ("k", "v", "pos"), ("k_cache", "v_cache"), (), {}, _none, scattered=True, ints=("pos",)),
         Kind("attention", _ATTENTION, ("out",), (), {"heads": None, "kv_heads": None, "splits": 1},
              _attention_scratch, ints=("pos",)),
@@ -363,7 +364,7 @@ def launch(
     if k.in_place:
         reads += [Touch(t.name, f) for t, f in outs]
     names = dict.fromkeys(t.name for t, _ in outs)
-    updated = {name for name, operand in zip(names, k.outs) if operand in k.updates}
+    updated = {name for name, operand in zip(names, k.outs, strict=False) if operand in k.updates}
     reads += [Touch(t.name, f) for t, f in outs if t.name in updated]
     writes = tuple(Write(t.name, f, Other() if t.name in updated else how) for t, f in outs)
     tensors_in = [t for t, _ in ins]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 QBLOCK = 32
 """Values per scale of a quantized array (GGML's Q8_0)."""
@@ -19,14 +19,14 @@ DEVICE_BYTES = 1 << 48
 CUDA's unified address space gives a device; larger sizes are refused, never wrapped."""
 
 
-class Form(str, Enum):
+class Form(StrEnum):
     """The array of a tensor that a launch touches: its f32/i32 buffer, or its quantized form."""
 
     PLAIN = "plain"
     QUANT = "quant"
 
 
-class Numerics(str, Enum):
+class Numerics(StrEnum):
     """How a step computes: f32 activations, int8 activations with a scale a block, or int8 in two words."""
 
     F32 = "f32"
@@ -38,7 +38,7 @@ class Numerics(str, Enum):
         return self is Numerics.INT8X2
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     """Where a tensor comes from. Only `computed` tensors that are no output may live in the arena; `state` is
     memory kept across steps (a key/value cache) that the step reads and writes."""
 

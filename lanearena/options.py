@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import TypeGuard
 
 from lanearena.model import DEVICE_BYTES, QBLOCK
 
@@ -40,8 +41,10 @@ def qblock(value: object, option: str = "qblock") -> int:
 
 def seconds(value: object, option: str = "time_limit") -> float | None:
     """`value` as a time limit in seconds: a positive finite number (an int too), or None for no limit."""
-    if value is None:
-        return None
+    return None if value is None else _positive_seconds(value, option)
+
+
+def _positive_seconds(value: object, option: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise OptionError(f"{option} must be a positive number of seconds, not {value!r}")
     return float(value)
@@ -59,10 +62,10 @@ def work(value: object, option: str = "work") -> int | None:
 def cli_seconds(text: str) -> float:
     """An argparse type for `--time-limit`: `seconds` of the text, as argparse's own error (exit code 2)."""
     try:
-        return seconds(float(text), "--time-limit")
+        return _positive_seconds(float(text), "--time-limit")
     except (ValueError, OptionError) as e:
         raise argparse.ArgumentTypeError(str(e) if isinstance(e, OptionError) else f"not a number: {text!r}") from e
 
 
-def _integer(value: object) -> bool:
+def _integer(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

@@ -141,7 +141,7 @@ def ratio(plan: ArenaPlan) -> float | None:
 def own_by_reason(plan: ArenaPlan) -> dict[str, tuple[int, int]]:
     """The arrays kept in buffers of their own, by reason: how many and their bytes, the most common first."""
     counts = Counter(o.reason for o in plan.own)
-    nbytes = Counter()
+    nbytes: Counter[str] = Counter()
     for o in plan.own:
         nbytes[o.reason] += o.bytes
     return {reason: (count, nbytes[reason]) for reason, count in counts.most_common()}
@@ -189,7 +189,7 @@ def table(step: Step, plan: ArenaPlan) -> str:
         names = [x.label(step) if x.kind == "scratch" else x.name for x in items]
         width = max(4, *map(len, names))
         lines += ["", "  largest placed items", f"  {'name':<{width}}  {'form':<7}  {'bytes':>12}  {'':>10}  live"]
-        for name, x in zip(names, items):
+        for name, x in zip(names, items, strict=True):
             lines.append(f"  {name:<{width}}  {x.kind:<7}  {x.bytes:>12,}  {size(x.bytes):>10}  {x.live()}")
     return "\n".join(lines) + "\n"
 
@@ -212,6 +212,7 @@ def picture(step: Step, plan: ArenaPlan, fmt: str) -> bytes:
     each rectangle is the group with id `item:` and its `key`. Needs matplotlib (the `plot` extra); raises
     ImportError without it."""
     import matplotlib
+    from matplotlib.artist import Artist
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
@@ -266,16 +267,16 @@ def picture(step: Step, plan: ArenaPlan, fmt: str) -> bytes:
             low.xaxis.set_major_locator(MaxNLocator(nbins=24, integer=True))
             low.set_xlabel("launch (index in the step)")
 
-        r = ratio(plan)
+        to_bound = ratio(plan)
         ax.set_title(
             f"@{step.name}: arena {size(plan.bytes)} ({plan.bytes:,} B), lower bound {size(plan.lower_bound)}"
-            + (f", ratio {r:.3f}" if r is not None else "") + f", algorithm {plan.algorithm}\n"
+            + (f", ratio {to_bound:.3f}" if to_bound is not None else "") + f", algorithm {plan.algorithm}\n"
             f"{len(plan.arrays)} arrays and {len(plan.scratch)} scratch over {n} launches; "
             f"{size(no_reuse_bytes(plan))} without reuse",
             fontsize=11,
         )
         kinds = [k for k in KINDS if any(x.kind == k for x in placed)]
-        handles = [Patch(facecolor=STYLE[k][0], edgecolor=STYLE[k][1], label=STYLE[k][2]) for k in kinds]
+        handles: list[Artist] = [Patch(facecolor=STYLE[k][0], edgecolor=STYLE[k][1], label=STYLE[k][2]) for k in kinds]
         handles += [
             Line2D([], [], color=BOUND, linestyle=(0, (6, 3)), label=f"lower bound {size(plan.lower_bound)}"),
             Line2D([], [], color=ARENA, label=f"arena {size(plan.bytes)}"),

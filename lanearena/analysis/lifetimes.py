@@ -118,6 +118,7 @@ class Item:
     @property
     def label(self) -> str:
         if self.tensor is not None:
+            assert self.form is not None  # an array's item has both its tensor and its form
             return f"{self.tensor}:{self.form.value}"
         return f"#{self.launch}:{self.tag}"
 

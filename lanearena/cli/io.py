@@ -20,7 +20,7 @@ def write_output(path: str | None, data: str | bytes) -> None:
     written; a device or pipe is opened and written as it is."""
     binary = isinstance(data, bytes)
     if path in (None, "-"):
-        if binary:
+        if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
         else:
             sys.stdout.write(data)

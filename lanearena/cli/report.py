@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lanearena import api, placement, report
+from lanearena.analysis.plan import ArenaPlan
 from lanearena.cli.budget import add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
@@ -39,7 +40,7 @@ def run(args) -> int:
         show = Progress()
         api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
         show.close()
-    chosen = [(step, plan) for step, plan in api.placed_steps(module) if args.step in (None, step.name)]
+    chosen = [(step, _placed(plan)) for step, plan in api.placed_steps(module) if args.step in (None, step.name)]
     if not chosen:
         raise UserError(f"{args.input}: no lane.step" + (f" @{args.step}" if args.step else ""))
     if fmt is not None and len(chosen) > 1:
@@ -64,3 +65,8 @@ def _need_matplotlib() -> None:
         import matplotlib  # noqa: F401
     except ImportError:
         raise UserError("drawing needs matplotlib: pip install -e '.[plot]'") from None
+
+
+def _placed(plan: ArenaPlan | None) -> ArenaPlan:
+    assert plan is not None  # every step is placed before it is reported
+    return plan

@@ -45,6 +45,7 @@ def run(args) -> int:
     api.verify(module)
     times["place_s"] = time.perf_counter() - t
     ((step, plan),) = api.placed_steps(module)
+    assert plan is not None  # placed above
     try:
         backend = resolve_backend(args.backend)
     except RuntimeError as e:

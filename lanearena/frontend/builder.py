@@ -5,7 +5,7 @@ checked as it is added, so a mistake fails at the call that made it with a `Valu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -15,6 +15,9 @@ from lanearena import kinds
 from lanearena.dialects import lane
 from lanearena.dialects.syntax import FORMS
 from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
+
+TensorValue = SSAValue[lane.TensorType]
+"""The value of a tensor of the step (the builder's methods return them)."""
 
 Operand = SSAValue | tuple[SSAValue, str | Form]
 """A read operand: a tensor value (its plain array) or a value and the form read."""
@@ -34,12 +37,12 @@ def _hint(name: str) -> str:
     return hint if re.match(r"[A-Za-z_$.-]", hint) else f"t{hint}"
 
 
-def _forms(forms: str | Form | Iterable[str | Form], what: str) -> tuple[str, ...]:
+def _forms(forms: object, what: str) -> tuple[str, ...]:
     """Forms given as one form or several, as their names."""
-    forms = (forms,) if isinstance(forms, (str, Form)) else tuple(forms)
-    if not forms or any(f not in FORMS for f in forms):
+    given = (forms,) if isinstance(forms, (str, Form)) else tuple(forms) if isinstance(forms, Iterable) else ()
+    if not given or any(f not in FORMS for f in given):
         raise ValueError(f"{what}: forms are plain and quant, not {forms!r}")
-    return tuple(Form(f).value for f in forms)
+    return tuple(Form(f).value for f in given)
 
 
 class StepBuilder:
@@ -61,15 +64,15 @@ class StepBuilder:
 
     # --- Tensors ---------------------------------------------------------------------------------------------------
 
-    def input(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> SSAValue:
+    def input(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> TensorValue:
         """A tensor the step is given (ids, positions, an activation)."""
         return self._define(lane.InputOp(name, self._type(name, shape, elem)))
 
-    def weight(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> SSAValue:
+    def weight(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> TensorValue:
         """A weight: f32, or i8 (Q8_0, a scale a block of its last dimension)."""
         return self._define(lane.WeightOp(name, self._type(name, shape, elem)))
 
-    def state(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> SSAValue:
+    def state(self, name: str, shape: int | Sequence[int], elem: str = "f32") -> TensorValue:
         """Memory kept across steps that the step reads and writes (a key/value cache)."""
         return self._define(lane.StateOp(name, self._type(name, shape, elem)))
 
@@ -79,7 +82,7 @@ class StepBuilder:
         shape: int | Sequence[int],
         elem: str = "f32",
         forms: str | Form | Sequence[str | Form] = Form.PLAIN,
-    ) -> SSAValue:
+    ) -> TensorValue:
         """A tensor the step computes, allocated in `forms` (plain, and quant where a launch reads it quantized)."""
         return self._define(lane.TensorOp(name, self._type(name, shape, elem), _forms(forms, f"tensor '{name}'")))
 
@@ -90,7 +93,7 @@ class StepBuilder:
         offset: int,
         shape: int | Sequence[int],
         forms: str | Form | Sequence[str | Form] = Form.PLAIN,
-    ) -> SSAValue:
+    ) -> TensorValue:
         """An alias of computed tensor or view `of`, starting `offset` elements in, of its element type. Its quantized
         form is `of`'s own only where `offset` is a whole number of blocks."""
         source = self._value(of, f"view '{name}'")
@@ -147,7 +150,7 @@ class StepBuilder:
         for v in values:
             v = self._value(v, "output")
             if v in self._outputs:
-                raise ValueError(f"output: '{v.owner.tensor_name}' is already an output")
+                raise ValueError(f"output: '{_tensor_def(v).tensor_name}' is already an output")
             self._outputs.append(v)
 
     # --- The step --------------------------------------------------------------------------------------------------
@@ -165,7 +168,7 @@ class StepBuilder:
             raise ValueError(f"step '{self.name}': {e}") from e
         return module
 
-    def value(self, name: str) -> SSAValue:
+    def value(self, name: str) -> TensorValue:
         """The value of tensor `name`."""
         if name not in self._defs:
             raise ValueError(f"step '{self.name}' has no tensor '{name}'")
@@ -183,7 +186,7 @@ class StepBuilder:
             raise ValueError(f"tensor '{name}': elements are {', '.join(lane.ELEMENTS)}, not {elem!r}")
         return lane.TensorType(dims, lane.ELEMENTS[elem])
 
-    def _define(self, op: lane.TensorDef) -> SSAValue:
+    def _define(self, op: lane.TensorDef) -> TensorValue:
         self._check_open()
         name = op.tensor_name
         if not name:
@@ -216,11 +219,11 @@ class StepBuilder:
         except DiagnosticException as e:
             raise ValueError(f"{where}: {e}" if where else str(e)) from e
 
-    def _value(self, v: object, where: str) -> SSAValue:
+    def _value(self, v: object, where: str) -> TensorValue:
         owner = v.owner if isinstance(v, SSAValue) else None
         if not isinstance(owner, lane.TensorDef) or self._defs.get(owner.tensor_name) is not owner:
             raise ValueError(f"{where}: {v!r} is not a tensor of step '{self.name}'")
-        return v
+        return owner.result
 
     def _read(self, operand: Operand, where: str) -> tuple[SSAValue, str]:
         if not isinstance(operand, tuple):
@@ -232,17 +235,16 @@ class StepBuilder:
 
     def _written(self, operand: GenericWritten, where: str, with_how: bool) -> tuple:
         """A written operand as (value, forms), and how it is written where `with_how`."""
-        if not isinstance(operand, tuple):
-            operand = (operand,)
-        given = (None, Form.PLAIN, "whole")[: 3 if with_how else 2]
-        if not 1 <= len(operand) <= len(given):
+        parts: tuple[object, ...] = operand if isinstance(operand, tuple) else (operand,)
+        given: tuple[object, ...] = (None, Form.PLAIN, "whole")[: 3 if with_how else 2]
+        if not 1 <= len(parts) <= len(given):
             shape = "a value, (value, forms) or (value, forms, how)" if with_how else "a value or (value, forms)"
             raise ValueError(f"{where}: a written operand is {shape}, not {operand!r}")
-        value, forms, *how = (*operand, *given[len(operand) :])
+        value, forms, *how = (*parts, *given[len(parts) :])
         return (self._value(value, where), _forms(forms, where), *(_how(h, where) for h in how))
 
     @staticmethod
-    def _params(kind: kinds.Kind, params: dict[str, object], where: str) -> dict[str, int | float | str]:
+    def _params(kind: kinds.Kind, params: Mapping[str, object], where: str) -> dict[str, int | float | str]:
         """`params` checked against the kind's, integers made floats where the kind's are floats."""
         out: dict[str, int | float | str] = {}
         for name, value in params.items():
@@ -257,7 +259,7 @@ class StepBuilder:
         return out
 
 
-def _how(how: str | WriteHow, where: str) -> Attribute:
+def _how(how: object, where: str) -> Attribute:
     """How a generic launch writes an operand, as the attribute `lane.launch` keeps."""
     if isinstance(how, Part):
         try:
@@ -266,6 +268,12 @@ def _how(how: str | WriteHow, where: str) -> Attribute:
             raise ValueError(f"{where}: {e}") from e
     if isinstance(how, (Whole, Other)):
         how = "whole" if isinstance(how, Whole) else "other"
-    if how not in ("whole", "other"):
+    if not isinstance(how, str) or how not in ("whole", "other"):
         raise ValueError(f"{where}: a write is 'whole', 'other' or a lanearena.model.Part, not {how!r}")
     return lane.WriteAttr(lane.WriteKind(how))
+
+
+def _tensor_def(v: SSAValue) -> lane.TensorDef:
+    """The op that defines tensor value `v` (a value the builder checked)."""
+    assert isinstance(v.owner, lane.TensorDef)
+    return v.owner

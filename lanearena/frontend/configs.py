@@ -9,15 +9,21 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from lanearena.errors import UserError
 from lanearena.files import decode
 from lanearena.frontend.decoder import FIELD_TYPES, ConfigError, DecoderConfig
 
-_TINY = dict(layers=2, hidden=128, heads=4, kv_heads=2, head_dim=32, vocab=512, max_len=64, numerics="int8",
-             split=2, attn_splits=2)
-_QWEN3 = dict(head_dim=128, vocab=151936, max_len=4096, numerics="int8", split=4, attn_splits=8, qk_norm=True,
-              norm_eps=1e-6, rope_theta=1e6)
+# Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
+_TINY: dict[str, Any] = dict(
+    layers=2, hidden=128, heads=4, kv_heads=2, head_dim=32, vocab=512, max_len=64, numerics="int8", split=2,
+    attn_splits=2,
+)
+_QWEN3: dict[str, Any] = dict(
+    head_dim=128, vocab=151936, max_len=4096, numerics="int8", split=4, attn_splits=8, qk_norm=True, norm_eps=1e-6,
+    rope_theta=1e6,
+)
 
 CONFIGS: dict[str, DecoderConfig] = {
     c.name: c
@@ -63,6 +69,7 @@ def setting(text: str) -> tuple[str, object]:
         raise ConfigError(f"--set {text}: a setting is key=value")
     _check_key(key, f"--set {text}")
     kind, raw = FIELD_TYPES[key], raw.strip()
+    value: object
     try:
         if kind is bool:
             value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}[raw.lower()]
@@ -73,7 +80,8 @@ def setting(text: str) -> tuple[str, object]:
         else:
             value = (float if kind is float else int)(raw)
     except (KeyError, ValueError):
-        want = {bool: "true or false", float: "a number", str: "a string"}.get(kind, "an integer")
+        wants: dict[object, str] = {bool: "true or false", float: "a number", str: "a string"}
+        want = wants.get(kind, "an integer")
         raise ConfigError(f"--set {text}: {key} is {want}, not {raw!r}", key) from None
     return key, value
 
@@ -102,7 +110,7 @@ def _read_json(path: Path):
         values.setdefault("name", path.stem if path.stem != "config" else values.pop("_model_type"))
         values.pop("_model_type", None)
         plain_origin = origin
-        origin = lambda key: plain_origin(hf_names.get(key, key))  # noqa: E731
+        origin = lambda key: plain_origin(key if key is None else hf_names.get(key, key))  # noqa: E731
     for key in values:
         _check_key(key, origin(key))
     values.setdefault("name", path.stem)
@@ -193,7 +201,7 @@ def hugging_face(values: dict, origin) -> tuple[dict, dict[str, str]]:
         dims = {values.get("linear_key_head_dim"), values.get("linear_value_head_dim")}
         if len(dims) != 1:
             raise ConfigError(f"{origin('linear_value_head_dim')}: linear_key_head_dim and linear_value_head_dim "
-                              f"differ ({', '.join(map(str, dims))}): the delta rule's kernels take one", 
+                              f"differ ({', '.join(map(str, dims))}): the delta rule's kernels take one",
                               "linear_value_head_dim")
         put("lin_head_dim", dims.pop(), "linear_key_head_dim")
         factor = values.get("partial_rotary_factor", 1.0)

@@ -8,9 +8,8 @@ import typing
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
 
-from lanearena.frontend.builder import StepBuilder
+from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.model import QBLOCK, Form, Numerics
 
 
@@ -85,7 +84,9 @@ class DecoderConfig:
     def lin_qkv(self) -> int:
         """Values a row of a delta-rule layer's q, k and v projection: q and k of each key head, v of each value
         head."""
-        return (2 * self.lin_key_heads + self.lin_value_heads) * self.lin_head_dim
+        hk, hv, d = self.lin_key_heads, self.lin_value_heads, self.lin_head_dim
+        assert hk is not None and hv is not None and d is not None  # set wherever there are delta-rule layers
+        return (2 * hk + hv) * d
 
     @property
     def mixture(self) -> bool:
@@ -124,7 +125,8 @@ def _check(c: DecoderConfig) -> None:
             raise ConfigError(message, key)
 
     need(c.name != "", "name", "name must not be empty")
-    need(c.numerics in {n.value for n in Numerics}, "numerics", f"numerics must be f32, int8 or int8x2, not {c.numerics!r}")
+    need(c.numerics in {n.value for n in Numerics}, "numerics",
+         f"numerics must be f32, int8 or int8x2, not {c.numerics!r}")
     for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "max_len", "rows", "split",
                 "head_split", "attn_splits"):
         need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
@@ -147,6 +149,7 @@ def _check(c: DecoderConfig) -> None:
         missing = [k for k, v in mixture.items() if v is None]
         need(not missing, "ffn", "give ffn (a dense MLP) or experts, topk and expert_ffn (a mixture): "
              f"{', '.join(missing)} missing")
+        assert c.experts is not None and c.topk is not None and c.expert_ffn is not None  # none missing
         need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
         need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
         need(c.expert_ffn >= 1 and c.expert_ffn % QBLOCK == 0, "expert_ffn",
@@ -167,6 +170,7 @@ def _check(c: DecoderConfig) -> None:
         linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
         missing = [k for k, v in linear.items() if v is None]
         need(not missing, missing[0] if missing else "", f"delta-rule layers need {', '.join(missing)}")
+        assert c.lin_key_heads is not None and c.lin_value_heads is not None and c.lin_head_dim is not None
         need(all(v >= 1 for v in linear.values()), "lin_key_heads", "delta-rule heads must be at least 1")
         need(c.lin_value_heads % c.lin_key_heads == 0, "lin_value_heads",
              f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}")
@@ -210,7 +214,7 @@ class _Decoder:
         b, c = self.b, self.c
         embed = b.weight("embed", (c.vocab, c.hidden), self.weight_elem)
         x = b.tensor("x0", self.act(c.hidden))
-        self.normed_first: SSAValue | None = None
+        self.normed_first: TensorValue | None = None
         if c.fuse:  # the first layer's norm made where the embedding is gathered
             self.normed_first = b.tensor("l0.h", self.act(c.hidden), forms=self.normed)
             b.launch("gather_norm", ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
@@ -233,24 +237,24 @@ class _Decoder:
         b.output(token, *([logits] if c.output_logits else []))
         return b.module()
 
-    def norm(self, name: str, x: SSAValue, gain: SSAValue, forms: tuple[Form, ...]) -> SSAValue:
+    def norm(self, name: str, x: TensorValue, gain: TensorValue, forms: tuple[Form, ...]) -> TensorValue:
         """`x` RMS-normed into a new tensor `name`, written in `forms`."""
         out = self.b.tensor(name, x.type.dims, forms=forms)
         self.b.launch("norm", ins=[x, gain], outs=[(out, forms)], eps=self.c.norm_eps)
         return out
 
-    def project(self, name: str, x: SSAValue, w: SSAValue, n: int) -> SSAValue:
+    def project(self, name: str, x: TensorValue, w: TensorValue, n: int) -> TensorValue:
         """`x` (in the form projections read) times `w` [n, k] into a new tensor `name` of `n` values a row."""
         out = self.b.tensor(name, self.act(n))
         self.b.launch("gemm_tc" if self.c.tiles else "gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
         return out
 
-    def quantized(self, x: SSAValue) -> None:
+    def quantized(self, x: TensorValue) -> None:
         """Writes `x`'s quantized form from its plain one, where projections read int8."""
         if self.c.quantized:
             self.b.launch("quantize", ins=[x], outs=[(x, Form.QUANT)])
 
-    def attention(self, p: str, x: SSAValue) -> SSAValue:
+    def attention(self, p: str, x: TensorValue) -> TensorValue:
         """Layer `p`'s attention block added to the residual `x`: the new residual."""
         b, c = self.b, self.c
         h = self.attention_input(p, x)
@@ -277,19 +281,20 @@ class _Decoder:
         o = self.project(p + "o", attn, b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem), c.hidden)
         return self.add(p + "xa", x, o)
 
-    def attention_input(self, p: str, x: SSAValue) -> SSAValue:
+    def attention_input(self, p: str, x: TensorValue) -> TensorValue:
         """Layer `p`'s normed input: made by the fused gather for the first layer, else normed here."""
         if self.normed_first is not None:
             h, self.normed_first = self.normed_first, None
             return h
         return self.norm(p + "h", x, self.b.weight(p + "attn_norm", (self.c.hidden,)), self.normed)
 
-    def linear_attention(self, p: str, x: SSAValue) -> SSAValue:
+    def linear_attention(self, p: str, x: TensorValue) -> TensorValue:
         """Layer `p`'s linear attention (Qwen3-Next's gated delta rule) added to the residual `x`: q, k and v mixed
         by a causal convolution kept as state, the gates' inputs and the output gate z projected beside, the delta
         rule with its state, its gated norm, and the output projection."""
         b, c = self.b, self.c
-        hv, d = c.lin_value_heads, c.lin_head_dim
+        hk, hv, d = c.lin_key_heads, c.lin_value_heads, c.lin_head_dim
+        assert hk is not None and hv is not None and d is not None  # a config with delta-rule layers has them
         h = self.attention_input(p, x)
         mixed = self.project(p + "lqkv", h, b.weight(p + "wlqkv", (c.lin_qkv, c.hidden), self.weight_elem), c.lin_qkv)
         z = self.project(p + "z", h, b.weight(p + "wz", (hv * d, c.hidden), self.weight_elem), hv * d)
@@ -302,19 +307,20 @@ class _Decoder:
         o = b.tensor(p + "lo", self.act(hv * d), forms=self.normed)
         gates = [b.weight(p + n, (hv,)) for n in ("a_log", "dt_bias")]
         b.launch("delta", ins=[convolved, z, ab, *gates, b.weight(p + "lnorm", (d,))],
-                 outs=[delta_state, (o, self.normed)], key_heads=c.lin_key_heads, eps=c.norm_eps)
+                 outs=[delta_state, (o, self.normed)], key_heads=hk, eps=c.norm_eps)
         out = self.project(p + "lout", o, b.weight(p + "wlout", (c.hidden, hv * d), self.weight_elem), c.hidden)
         return self.add(p + "xa", x, out)
 
-    def qkv(self, p: str, h: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+    def qkv(self, p: str, h: TensorValue) -> tuple[TensorValue, TensorValue, TensorValue]:
         """Layer `p`'s q, k and v from the normed `h`. A decode row makes them in one projection, as views of its
         result; a chunk's rows would interleave them, so a chunk makes each in its own."""
         b, c = self.b, self.c
         if c.rows > 1:
-            return tuple(
+            q, k, v = (
                 self.project(p + name, h, b.weight(p + "w" + name, (n, c.hidden), self.weight_elem), n)
                 for name, n in (("q", c.q_dim), ("k", c.kv_dim), ("v", c.kv_dim))
             )
+            return q, k, v
         n = c.q_dim + 2 * c.kv_dim
         qkv = self.project(p + "qkv", h, b.weight(p + "wqkv", (n, c.hidden), self.weight_elem), n)
         return (
@@ -323,7 +329,7 @@ class _Decoder:
             b.view(p + "v", qkv, c.q_dim + c.kv_dim, (c.kv_dim,)),
         )
 
-    def mlp(self, p: str, x: SSAValue, out: str, layer: int) -> SSAValue:
+    def mlp(self, p: str, x: TensorValue, out: str, layer: int) -> TensorValue:
         """Layer `p`'s MLP (or mixture) added to the residual `x`: the new residual `out`."""
         b, c = self.b, self.c
         gain = b.weight(p + "mlp_norm", (c.hidden,))
@@ -331,6 +337,7 @@ class _Decoder:
             # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
             h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
             e, f, d = c.experts, c.expert_ffn, c.hidden
+            assert e is not None and f is not None and c.topk is not None  # a mixture config has all three
             weights = [
                 b.weight(p + "w_router", (e, d)),
                 b.weight(p + "w_gate", (e, f, d), self.weight_elem),
@@ -350,15 +357,16 @@ class _Decoder:
                 # writes its result.
                 mixed = b.tensor(out, self.act(d))
                 last = layer == c.layers - 1
-                name, gain = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
+                name, norm = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
                 self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
-                b.launch("moe_add_norm", ins=[h, *weights, x, b.weight(gain, (d,))],
+                b.launch("moe_add_norm", ins=[h, *weights, x, b.weight(norm, (d,))],
                          outs=[mixed, (self.normed_first, self.normed)], experts=e, topk=c.topk, eps=c.norm_eps)
                 return mixed
             down = b.tensor(p + "d", self.act(d))
             b.launch("moe_shared" if c.shared_ffn is not None else "moe", ins=[h, *weights], outs=[down],
                      experts=e, topk=c.topk)
         else:
+            assert c.ffn is not None  # a dense config has it
             h = self.norm(p + "h2", x, gain, self.normed)
             w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
             w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
@@ -368,7 +376,7 @@ class _Decoder:
             down = self.project(p + "d", m, b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem), c.hidden)
         return self.add(out, x, down)
 
-    def add(self, name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    def add(self, name: str, a: TensorValue, b: TensorValue) -> TensorValue:
         """`a + b` into a new tensor `name`."""
         out = self.b.tensor(name, a.type.dims)
         self.b.launch("binary", ins=[a, b], outs=[out], op="add")

@@ -6,6 +6,8 @@ first loaded; a GPU older than Ampere or a driver older than CUDA 12.0 is refuse
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from lanearena.lowering.kernels import ptx
@@ -61,9 +63,10 @@ class CudaDevice:
         self.found = found(cuda, pycuda.autoinit.device)
         if why := unusable(cuda, pycuda.autoinit.device):
             raise RuntimeError(why)
-        self._allocs = []
-        self._modules = {}
-        self._functions = {}
+        # PyCUDA's DeviceAllocation, Module and Function (PyCUDA ships no type information).
+        self._allocs: list[Any] = []
+        self._modules: dict[str, Any] = {}
+        self._functions: dict[str, Any] = {}
 
     def alloc(self, nbytes: int, zero: bool = False) -> int:
         a = self._cuda.mem_alloc(max(nbytes, 1))

@@ -96,7 +96,7 @@ def _check_launch(kernel: str, grid: tuple, block: tuple, args: tuple) -> None:
     """Raises `DeviceError` where CUDA would refuse the launch or PyCUDA would pass the arguments otherwise."""
     if len(grid) != 3 or len(block) != 3:
         raise DeviceError(f"{kernel}: grid {grid} and block {block} must both have three dimensions")
-    if any(not 1 <= g <= m for g, m in zip(grid, GRID_LIMITS)) or any(b < 1 for b in block):
+    if any(not 1 <= g <= m for g, m in zip(grid, GRID_LIMITS, strict=True)) or any(b < 1 for b in block):
         raise DeviceError(f"{kernel}: grid {grid} or block {block} out of range")
     if np.prod(block) > 1024:
         raise DeviceError(f"{kernel}: block {block} has more than 1024 threads")

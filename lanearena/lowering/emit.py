@@ -15,7 +15,8 @@ from lanearena.analysis.plan import ArenaPlan
 from lanearena.errors import UserError
 from lanearena.lowering import kernels
 from lanearena.lowering.kernels import KernelCall
-from lanearena.model import ALIGN, ELEMENT_BYTES, QBLOCK, Form, Role, Step, aligned, home, quant_parts
+from lanearena.model import ELEMENT_BYTES, QBLOCK, Form, Role, Step, aligned, home, quant_parts
+
 
 class _Addresses:
     """Symbolic device addresses while lowering: byte `offset` of buffer k stands for `(k + 1) << shift | offset`,
@@ -98,6 +99,7 @@ def _view_offset(step: Step, name: str, at: str) -> int:
     n = 0
     while name != at:
         t = step.tensors[name]
+        assert t.view_of is not None  # `at` is reached through views
         n += t.view_offset
         name = t.view_of
     return n
@@ -158,8 +160,8 @@ def _arg(value, addresses: _Addresses) -> str:
     if isinstance(value, np.int32):
         return f"i32({int(value)})"
     if isinstance(value, np.float32):
-        v = float(value)
-        return f"f32({v!r})" if math.isfinite(v) else f"f32({_lit(repr(v))})"  # nan and inf are no literals
+        f = float(value)
+        return f"f32({f!r})" if math.isfinite(f) else f"f32({_lit(repr(f))})"  # nan and inf are no literals
     raise TypeError(f"unexpected kernel argument {value!r}")
 
 

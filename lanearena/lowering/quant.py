@@ -54,7 +54,8 @@ def packed(q: Quantized, align: int = ALIGN) -> np.ndarray:
     out = np.zeros(array_bytes(n, Form.QUANT, two, align), np.uint8)
     words, low, scales = quant_parts(0, n, two, align)
     out[words : words + n] = q.hi.view(np.uint8)
-    if two:
+    if q.lo is not None:
+        assert low is not None  # quant_parts places low words exactly when there are two
         out[low : low + n] = q.lo.view(np.uint8)
     out[scales : scales + q.scales.nbytes] = q.scales.view(np.uint8)
     return out
@@ -63,7 +64,7 @@ def packed(q: Quantized, align: int = ALIGN) -> np.ndarray:
 def unpacked(raw: np.ndarray, n: int, two_words: bool, align: int = ALIGN) -> Quantized:
     """The quantized array of `n` values held in bytes `raw` (as `packed` writes them)."""
     words, low, scales = quant_parts(0, n, two_words, align)
-    lo = raw[low : low + n].view(np.int8).copy() if two_words else None
+    lo = raw[low : low + n].view(np.int8).copy() if low is not None else None
     sc = raw[scales : scales + n // QBLOCK * 4].view(np.float32).copy()
     return Quantized(raw[words : words + n].view(np.int8).copy(), lo, sc)
 

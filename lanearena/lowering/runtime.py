@@ -96,7 +96,7 @@ def _uses(step: Step) -> dict[str, list[tuple[str, str, object]]]:
         if k is None:
             continue
         for names, values in ((k.ins, launch.ins), (k.outs, launch.outs)):
-            for operand, tensor in zip(names, values):
+            for operand, tensor in zip(names, values, strict=False):
                 uses.setdefault(tensor, []).append((launch.kind, operand, launch))
     return uses
 
@@ -139,9 +139,8 @@ def max_abs_err(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> flo
     worst = 0.0
     for name in a:
         x, y = np.asarray(a[name], np.float64), np.asarray(b[name], np.float64)
-        if np.isnan(x).any() or np.isnan(y).any():
-            if not np.array_equal(np.isnan(x), np.isnan(y)):
-                return float("inf")
+        if (np.isnan(x).any() or np.isnan(y).any()) and not np.array_equal(np.isnan(x), np.isnan(y)):
+            return float("inf")
         diff = np.abs(np.nan_to_num(x) - np.nan_to_num(y))
         worst = max(worst, float(diff.max(initial=0.0)))
     return worst

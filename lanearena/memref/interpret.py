@@ -37,9 +37,9 @@ class StridedArray(ShapedArray[Any]):
     base: RawPtr
 
     def offset(self, index: Sequence[int]) -> int:
-        if len(index) != len(self.shape) or not all(0 <= i < n for i, n in zip(index, self.shape)):
+        if len(index) != len(self.shape) or not all(0 <= i < n for i, n in zip(index, self.shape, strict=True)):
             raise IndexError(f"index {list(index)} lies outside a memref of shape {self.shape}")
-        return sum(i * s for i, s in zip(index, self.strides))
+        return sum(i * s for i, s in zip(index, self.strides, strict=True))
 
     @property
     def data(self) -> list[Any]:
@@ -140,8 +140,8 @@ class ByteMemrefFunctions(InterpreterFunctions):
         offsets = _sizes(op.static_offsets.get_values(), dynamic[:n_off])
         sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off:n_off + n_size])
         steps = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size:])
-        start = sum(o * s for o, s in zip(offsets, source.strides))
-        strides = [s * t for s, t in zip(source.strides, steps)]
+        start = sum(o * s for o, s in zip(offsets, source.strides, strict=False))
+        strides = [s * t for s, t in zip(source.strides, steps, strict=False)]
         kind = op.result.type
         assert isinstance(kind, MemRefType)
         while len(sizes) > kind.get_num_dims():  # a rank-reducing subview drops unit dimensions
@@ -195,7 +195,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
     @impl(memref.CopyOp)
     def run_copy(self, interpreter: Interpreter, op: memref.CopyOp, args: PythonValues) -> PythonValues:
         source, target = strided(args[0]), strided(args[1])
-        for index, value in zip(target.indices(), source.data):
+        for index, value in zip(target.indices(), source.data, strict=False):
             target.store(index, value)
         return ()
 

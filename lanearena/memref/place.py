@@ -94,7 +94,7 @@ def place_function(
     terminator = block.last_op
     assert terminator is not None
     Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(terminator))
-    views = {life.alloc: (arena, offset) for life, offset in zip(lives.lives, result.offsets)}
+    views = {life.alloc: (arena, offset) for life, offset in zip(lives.lives, result.offsets, strict=True)}
     deallocs = {d for life in lives.lives for d in life.deallocs}
     PatternRewriteWalker(
         GreedyRewritePatternApplier([AllocIntoView(views), DropDealloc(deallocs)], dce_enabled=False),

@@ -8,7 +8,7 @@ import re
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import AttributeInvT
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import ParseError
@@ -66,12 +66,13 @@ def parse_located(
     parsed after `line_offset` empty lines, so that every location found while parsing (ours, xDSL's, those the
     `lane` ops record) counts lines from the top of the file."""
     if isinstance(text, bytes):
+        raw = text
         try:
-            text = text.decode()
+            text = raw.decode()
         except UnicodeDecodeError as e:
-            line = text.count(b"\n", 0, e.start) + 1 + line_offset
-            col = e.start - (text.rfind(b"\n", 0, e.start) + 1) + 1
-            raise LocatedDiagnostic(f"{name}:{line}:{col}: not UTF-8 text: byte 0x{text[e.start]:02x}") from None
+            line = raw.count(b"\n", 0, e.start) + 1 + line_offset
+            col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+            raise LocatedDiagnostic(f"{name}:{line}:{col}: not UTF-8 text: byte 0x{raw[e.start]:02x}") from None
     return LocatingParser(ctx, "\n" * line_offset + text, name).parse_module(implicit_module)
 
 
@@ -100,32 +101,33 @@ def verify_dominance(module: ModuleOp) -> None:
                 block = operand.block if isinstance(operand, BlockArgument) else operand.owner.parent_block()
                 if block is None:
                     continue
-                user = op
+                user: Operation | None = op
                 while user is not None and user.parent_block() is not block:
                     user = user.parent_op()
                 if user is None:
                     if _region_holds(block.parent, op):
                         continue  # another block of the same region: a question for CFG dominance
                     message = "is used outside the region that defines it"
-                elif isinstance(operand, BlockArgument):
-                    continue
-                else:
+                elif isinstance(operand, OpResult):
                     if block not in order:
                         order[block] = {o: k for k, o in enumerate(block.ops)}
                     at = order[block]
                     if at[operand.owner] < at[user]:
                         continue
                     message = "does not dominate this use"
+                else:
+                    continue  # a block argument dominates its whole block
                 name = f" (%{operand.name_hint})" if operand.name_hint else ""
                 raise LocatedDiagnostic(f"{where(op)}'{op.name}' op operand #{i}{name} {message}")
 
 
 def _region_holds(region: Region | None, op: Operation) -> bool:
     """Whether `op` is inside `region`, at any depth."""
-    while op is not None:
-        if op.parent_region() is region:
+    inside: Operation | None = op
+    while inside is not None:
+        if inside.parent_region() is region:
             return True
-        op = op.parent_op()
+        inside = inside.parent_op()
     return False
 
 

@@ -99,7 +99,8 @@ class LanearenaRunMain(xDSLRunMain):
         trait = op.get_trait(CallableOpInterface)
         if trait is None:
             raise ValueError(f"@{self.args.symbol} is no function")
-        args = tuple(interpreter.value_for_attribute(a, t) for a, t in zip(attrs, trait.get_argument_types(op)))
+        types = trait.get_argument_types(op)
+        args = tuple(interpreter.value_for_attribute(a, t) for a, t in zip(attrs, types, strict=False))
         return interpreter.call_op(op, args)
 
 

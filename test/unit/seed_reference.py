@@ -48,11 +48,11 @@ def place(s: Step) -> dict:
     two = s.numerics.two_words
     io = s.io()
     life = {}
-    for i, l in enumerate(s.launches):
+    for i, la in enumerate(s.launches):
         here = {}
-        for r in l.reads:
+        for r in la.reads:
             here.setdefault((_home(s, r.tensor, r.form), r.form), [False, False, [], False])[0] = True
-        for w in l.writes:
+        for w in la.writes:
             at = _home(s, w.tensor, w.form)
             own = at == w.tensor
             e = here.setdefault((at, w.form), [False, False, [], False])
@@ -81,14 +81,14 @@ def place(s: Step) -> dict:
         if computed and touch in b.forms and name not in io:
             todo.append((array_bytes(b.length, touch, two), first, last, (0, name, touch is Form.QUANT, 0, ""),
                          ("array", name, touch)))
-    for i, l in enumerate(s.launches):
-        for sc in l.scratch:
+    for i, la in enumerate(s.launches):
+        for sc in la.scratch:
             if not sc.counter:
                 todo.append((-(-sc.bytes // ALIGN) * ALIGN, i, i, (1, "", False, i, sc.tag), ("scratch", i, sc.tag)))
     todo.sort(key=lambda t: (-t[0], t[1], t[3]))
     out, spans, top = {}, [], 0
     for nbytes, first, last, _, key in todo:
-        busy = sorted((o, o + b) for o, b, f, l in spans if f <= last and first <= l)
+        busy = sorted((o, o + b) for o, b, f, e in spans if f <= last and first <= e)
         offset = 0
         for lo, hi in busy:
             if offset + nbytes <= lo:

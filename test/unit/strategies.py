@@ -242,7 +242,7 @@ def renamed_steps(draw, max_tensors: int = 6, max_launches: int = 6) -> Step:
     `hostile_names`."""
     step = draw(steps(max_tensors, max_launches))
     new = dict(zip(step.tensors, draw(st.lists(hostile_names, min_size=len(step.tensors),
-                                               max_size=len(step.tensors), unique=True))))
+                                               max_size=len(step.tensors), unique=True)), strict=True))
 
     def launch(la: Launch) -> Launch:
         tags = draw(st.lists(hostile_names, min_size=len(la.scratch), max_size=len(la.scratch), unique=True))
@@ -253,7 +253,7 @@ def renamed_steps(draw, max_tensors: int = 6, max_launches: int = 6) -> Step:
             outs=tuple(new[n] for n in la.outs),
             reads=tuple(dataclasses.replace(r, tensor=new[r.tensor]) for r in la.reads),
             writes=tuple(dataclasses.replace(w, tensor=new[w.tensor]) for w in la.writes),
-            scratch=tuple(dataclasses.replace(s, tag=t) for s, t in zip(la.scratch, tags)),
+            scratch=tuple(dataclasses.replace(s, tag=t) for s, t in zip(la.scratch, tags, strict=True)),
         )
 
     tensors_ = {

@@ -3,6 +3,8 @@ the arguments checked as the kernels take them)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,7 @@ def test_allocations_are_aligned_disjoint_and_never_at_zero():
     dev = NumpyDevice()
     spans = [(a, a + n) for n in (1, 300, 0, 4096, 17) for a in [dev.alloc(n)]]
     assert all(a % ALIGN == 0 and a > 0 for a, _ in spans)
-    assert all(e1 < s2 for (_, e1), (s2, _) in zip(spans, spans[1:]))
+    assert all(e1 < s2 for (_, e1), (s2, _) in itertools.pairwise(spans))
 
 
 def test_memory_is_poisoned_unless_zeroed():

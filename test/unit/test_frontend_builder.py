@@ -118,7 +118,7 @@ def test_mistakes_fail_at_the_call(make, message):
 
 
 def test_a_spent_builder_refuses_more():
-    b, x, g, h = _builder()
+    b, *_ = _builder()
     b.module()
     with pytest.raises(ValueError, match="already built"):
         b.tensor("t", 4)

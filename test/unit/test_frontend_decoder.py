@@ -121,10 +121,10 @@ def test_shapes_follow_the_kernels(built, name):
         elif launch.kind == "rope":
             assert n(outs[0]) % (rows * p["heads"] * 2) == 0
         elif launch.kind == "kv_store":
-            k, v, pos = ins
+            k, v, _ = ins
             assert t[outs[0]].shape == t[outs[1]].shape == (CONFIGS[name].max_len, n(k) // rows) and n(k) == n(v)
         elif launch.kind == "attention":
-            q, kc, vc, pos = ins
+            q, kc, _, _ = ins
             hd = n(q) // rows // p["heads"]
             assert t[kc].shape[1] == p["kv_heads"] * hd and n(outs[0]) == n(q)
         elif launch.kind == "moe":
@@ -272,7 +272,7 @@ def test_bad_json_configs_name_the_file_line_and_key(tmp_path, text, settings, m
 def test_unknown_and_unreadable_configs(tmp_path):
     with pytest.raises(ConfigError, match="unknown config 'tiny2': shipped configs are tiny, tiny-moe"):
         load("tiny2")
-    with pytest.raises(ConfigError, match="cannot read config .*missing.json: No such file"):
+    with pytest.raises(ConfigError, match=r"cannot read config .*missing\.json: No such file"):
         load(str(tmp_path / "missing.json"))
     (tmp_path / "latin1.json").write_bytes(b'{"name": "\xe9"}')
     with pytest.raises(ConfigError, match="not UTF-8"):

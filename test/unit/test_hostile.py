@@ -24,9 +24,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from lanearena import api, options
 from lanearena.cli import main
 from lanearena.cli.io import write_output
+from lanearena.errors import UserError
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
-from lanearena.errors import UserError
 from lanearena.lowering import cuda
 from lanearena.lowering.compile import compare
 from lanearena.lowering.device import NumpyDevice
@@ -42,7 +42,7 @@ FUZZ = settings(deadline=None, derandomize=True, max_examples=40, suppress_healt
 HOSTILE = ['"""', "'''", '"', "'", "\n", "\r", "\x00", "#", "\\", "é", "😀", "\u2028", "\x0c", ")", "\t", " "]
 
 names = st.one_of(
-    st.lists(st.sampled_from(HOSTILE + ["a", "b"]), min_size=1, max_size=8).map("".join),
+    st.lists(st.sampled_from([*HOSTILE, "a", "b"]), min_size=1, max_size=8).map("".join),
     st.sampled_from(keyword.kwlist),
     st.text(min_size=1, max_size=12),
 )
@@ -355,7 +355,7 @@ def test_arg_max_twin_on_nan_and_inf(fill):
     logits = fill(np.random.default_rng(0).random((rows, v))).astype(np.float32)
     out = load(emit(step, plan)).run(NumpyDevice(), {"logits": logits})["out"]
     np.testing.assert_array_equal(out, np.argmax(logits, axis=1))
-    assert all(_kernel_argmax(row) == o for row, o in zip(logits, out))
+    assert all(_kernel_argmax(row) == o for row, o in zip(logits, out, strict=True))
 
 
 @pytest.mark.parametrize("router", [np.nan, np.inf, -np.inf])
@@ -446,7 +446,8 @@ _CSV = "id,lower,upper,size\na,0,2,16\nb,1,3,32\n"
 @pytest.mark.parametrize(
     "command, name, raw, message",
     [
-        ("place", "s.mlir", _STEP.encode().replace(b"op(", b"\xff(", 1), "s.mlir:4:28: file is not UTF-8 text (byte 0xff"),
+        ("place", "s.mlir", _STEP.encode().replace(b"op(", b"\xff(", 1),
+         "s.mlir:4:28: file is not UTF-8 text (byte 0xff"),
         ("place", "s.mlir", b"", "s.mlir:1:1: empty file"),
         ("place", "s.mlir", b"\n  \n", "s.mlir:1:1: empty file"),
         ("place", "s.mlir", codecs.BOM_UTF16_LE + _STEP.encode("utf-16-le"), "s.mlir:1:1: file is UTF-16 text"),
@@ -470,7 +471,11 @@ def test_undecodable_and_empty_input_is_one_located_line(tmp_path, capsys, comma
 
 @pytest.mark.parametrize(
     "command, name, text",
-    [("place", "s.mlir", _STEP), ("solve", "p.csv", _CSV), ("build", "c.json", json.dumps(dataclasses.asdict(load_config("tiny", []))))],
+    [
+        ("place", "s.mlir", _STEP),
+        ("solve", "p.csv", _CSV),
+        ("build", "c.json", json.dumps(dataclasses.asdict(load_config("tiny", [])))),
+    ],
 )
 def test_a_utf8_byte_order_mark_is_taken(tmp_path, capsys, command, name, text):
     path = tmp_path / name

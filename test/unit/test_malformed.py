@@ -175,7 +175,7 @@ def test_xdsl_opt_gives_a_located_diagnostic_for_every_malformed_input(tmp_path)
     assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stderr[-2000:]
     chunks = run.stdout.split("// -----\n")
     assert len(chunks) == len(inputs)
-    for text, chunk in zip(inputs, chunks):
+    for text, chunk in zip(inputs, chunks, strict=True):
         assert re.search(r"malformed" + LOCATION, chunk), f"no located diagnostic for:\n{text}\ngot:\n{chunk}"
 
 

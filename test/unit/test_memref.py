@@ -279,7 +279,7 @@ def test_random_functions_print_the_same_placed(tmp_path_factory, data, algorith
         bytes_, offsets = _views(main)
         assert len(offsets) == len(problem)
         assert placement.check(problem, offsets, align) == []
-        assert all(o + b.size <= bytes_ for o, b in zip(offsets, problem))
+        assert all(o + b.size <= bytes_ for o, b in zip(offsets, problem, strict=True))
         assert bytes_ >= placement.lower_bound(problem)
     tmp = tmp_path_factory.mktemp("random")
     before = _run(text, tmp, "before.mlir")

@@ -42,7 +42,7 @@ def optimum(lives) -> int:
 
 
 def valid(lives, offsets, capacity) -> bool:
-    return all(o >= 0 and o + s <= capacity for o, (_, _, s) in zip(offsets, lives)) and all(
+    return all(o >= 0 and o + s <= capacity for o, (_, _, s) in zip(offsets, lives, strict=True)) and all(
         offsets[i] + lives[i][2] <= offsets[j] or offsets[j] + lives[j][2] <= offsets[i]
         for i, j in itertools.combinations(range(len(lives)), 2) if overlapping(lives[i], lives[j]))
 

@@ -172,4 +172,5 @@ def test_bad_input_fails_with_one_line(tmp_path, capsys, monkeypatch, content, e
 
 def test_a_missing_file_fails_with_one_line(tmp_path, capsys):
     code, _, err = _report(capsys, str(tmp_path / "none.mlir"))
-    assert code == 2 and err == f"lanearena report: error: {tmp_path / 'none.mlir'}: cannot read: No such file or directory\n"
+    missing = tmp_path / "none.mlir"
+    assert code == 2 and err == f"lanearena report: error: {missing}: cannot read: No such file or directory\n"

@@ -150,7 +150,7 @@ class Fold:
 # --- The port of scratch() -----------------------------------------------------------------------------------------
 
 
-def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:
+def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:  # noqa: E741 (the seed's name)
     """The seed's `scratch(l, numerics)`, arm by arm; each arm taken is recorded in ARMS_SEEN."""
     m = 0 if numerics is Numerics.F32 else 1  # kernels::mode: 0 for f32 activations
     two = numerics is Numerics.INT8X2

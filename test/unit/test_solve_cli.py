@@ -33,7 +33,7 @@ def test_round_trip_on_the_example(tmp_path, capsys):
     offsets = [int(r["offset"]) for r in rows]
     assert check(buffers, offsets) == []
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    height = max(o + b.size for o, b in zip(offsets, buffers))
+    height = max(o + b.size for o, b in zip(offsets, buffers, strict=True))
     assert last.startswith(f"height={height} lower_bound=")
 
 

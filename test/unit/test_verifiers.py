@@ -30,7 +30,8 @@ lane.step @s numerics(f32) {
 def test_a_verifier_error_names_the_file_line_and_column_of_the_op():
     with pytest.raises(UserError) as e:
         api.parse(STEP, "step.mlir")
-    assert "step.mlir:5:3: lane.norm: gain 'g' of 48 values does not divide x 'x' of 64 values into rows" in str(e.value)
+    message = "step.mlir:5:3: lane.norm: gain 'g' of 48 values does not divide x 'x' of 64 values into rows"
+    assert message in str(e.value)
 
 
 NEVER_WRITTEN = """\

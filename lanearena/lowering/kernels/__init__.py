@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lanearena.lowering.kernels import argmax, attend, attention, delta, fused, gemv, mixture, moe, pointwise, rows, tiles
+from lanearena.lowering.kernels import (
+    argmax,
+    attend,
+    attention,
+    delta,
+    fused,
+    gemv,
+    mixture,
+    moe,
+    pointwise,
+    rows,
+    tiles,
+)
 from lanearena.lowering.kernels.base import GRID_LIMITS, KernelCall, Operands, TooLarge, check_launch, fail
 from lanearena.model import Launch, Step
 
@@ -34,7 +46,7 @@ def calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     except TooLarge as e:
         raise fail(launch, str(e)) from None
     for c in out:
-        if any(not 1 <= g <= m for g, m in zip(c.grid, GRID_LIMITS)):
+        if any(not 1 <= g <= m for g, m in zip(c.grid, GRID_LIMITS, strict=False)):
             raise fail(launch, f"{c.kernel} needs a grid of {c.grid} blocks, past CUDA's {GRID_LIMITS}")
     return out
 

@@ -19,7 +19,7 @@ def kv_store_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]
     length, width = kc.shape[0], kc.length // kc.shape[0]
     if not k.length == v.length == pos.length * width or vc.shape != kc.shape:
         raise fail(launch, f"k, v of {k.length}, {v.length} values are not {pos.length} rows of a {kc.shape} cache")
-    args = tuple(ptr(at.plain(t.name)) for t in (kc, vc, k, v, pos)) + (i32(width), i32(length))
+    args = (*(ptr(at.plain(t.name)) for t in (kc, vc, k, v, pos)), i32(width), i32(length))
     return [KernelCall("kv_store", (pos.length, 1, 1), THREADS, args)]
 
 
@@ -71,6 +71,7 @@ def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd
         if splits == 1:
             dev.upload(int(out) + head, values / total)
             continue
+        assert parts is not None and counts is not None  # both made when splits > 1
         parts[r, h, c, 0], parts[r, h, c, 1], parts[r, h, c, 2:] = top, total, values
         if counts.arrive(slice(r * heads + h, r * heads + h + 1), splits):
             got = parts[r, h].copy()

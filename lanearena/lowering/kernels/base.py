@@ -9,7 +9,7 @@ import numpy as np
 
 from lanearena.errors import UserError
 from lanearena.kinds import KINDS
-from lanearena.model import QBLOCK, Form, Launch, Step, Tensor
+from lanearena.model import QBLOCK, Form, Launch, Step, Tensor, Touch, Write
 
 THREADS = (256, 1, 1)
 """Every kernel's block (common.cuh's THREADS): its warps and strides assume it."""
@@ -84,7 +84,7 @@ def fail(launch: Launch, message: str) -> UserError:
 def _bound(launch: Launch) -> dict[str, str]:
     """Each operand of the launch's kind (by the name the kind gives it) and the tensor bound to it."""
     kind = KINDS[launch.kind]
-    return dict(zip(kind.ins, launch.ins)) | dict(zip(kind.outs, launch.outs))
+    return dict(zip(kind.ins, launch.ins, strict=False)) | dict(zip(kind.outs, launch.outs, strict=False))
 
 
 def operand(launch: Launch, step: Step, name: str) -> Tensor:
@@ -100,7 +100,8 @@ def check_launch(launch: Launch) -> None:
         raise fail(launch, "its kernels write whole rows: no pitch, start, width")
     bound = _bound(launch)
     may = {bound[o] for o in kind.quant}
-    wrong = sorted({t.tensor for t in (*launch.reads, *launch.writes) if t.form is Form.QUANT} - may)
+    touches: tuple[Touch | Write, ...] = (*launch.reads, *launch.writes)
+    wrong = sorted({t.tensor for t in touches if t.form is Form.QUANT} - may)
     if wrong:
         raise fail(launch, f"its kernels do not take {', '.join(wrong)} quantized")
 

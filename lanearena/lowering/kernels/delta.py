@@ -80,7 +80,7 @@ def delta_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     if any(scales for _, scales in gains):
         raise fail(launch, "a_log, dt_bias and gain must be f32")
     ins = (ptr(at.plain(qkv.name)), ptr(at.plain(z.name)), ptr(at.plain(ab.name)), *(g for g, _ in gains))
-    eps = f32(launch.params["eps"])
+    eps = f32(float(launch.params["eps"]))
     if delta_in_chunks(rows):
         chunk = tuple(ptr(at.scratch(tag)) for tag in ("dk", "dq", "dt", "dp", "dg"))
         return [KernelCall("delta_chunk", (hv, 1, 1), THREADS,
@@ -164,7 +164,7 @@ def delta_chunk(dev, grid, block, state, out, oh, ol, os, o, dk, dq, dt, dp, dg,
             K, Q = (dev.view(int(p) + base * C * d * 4, F32, C * d).reshape(C, d)[:n] for p in (dk, dq))
             T, P = (dev.view(int(p) + base * C * C * 4, F32, C * C).reshape(C, C)[:n, :n] for p in (dt, dp))
             G = dev.view(int(dg) + base * C * 4, F32, C)[:n]
-            O = dev.view(int(o), F32, rows * ow).reshape(rows, hv, d)[t0 : t0 + n, h]
+            Out = dev.view(int(o), F32, rows * ow).reshape(rows, hv, d)[t0 : t0 + n, h]
             keys = _normed(x[t0 : t0 + n, (hk + kh) * d : (hk + kh + 1) * d])
             Q[...] = _normed(x[t0 : t0 + n, kh * d : (kh + 1) * d]) * F32(1 / np.sqrt(d))
             K[...] = keys
@@ -178,14 +178,14 @@ def delta_chunk(dev, grid, block, state, out, oh, ol, os, o, dk, dq, dt, dp, dg,
             for t in range(1, n):
                 T[t, :t] = T[t, :t] + T[t, :t] @ T[:t, :t]
             T[...] = (T + np.eye(n, dtype=F32)) * beta[None, :]
-            O[...] = T @ (K * np.exp(G)[:, None])
-            K[...] = O
+            Out[...] = T @ (K * np.exp(G)[:, None])
+            K[...] = Out
             Q[...] = Q * np.exp(G)[:, None]
             values = x[t0 : t0 + n, (2 * hk + h) * d : (2 * hk + h + 1) * d]
             for t in range(n):
                 inter, vnew = Q[t] @ s, T[t, : t + 1] @ values[: t + 1] - K[t] @ s
-                K[t], O[t] = vnew, inter
-            O[...] = O + P @ K
+                K[t], Out[t] = vnew, inter
+            Out[...] = Out + P @ K
             last = G[n - 1]
             s[...] = s * np.exp(last) + (keys * np.exp(last - G)[:, None]).T @ K
     for h in range(grid[0]):

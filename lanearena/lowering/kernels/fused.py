@@ -53,7 +53,7 @@ def gather_norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCa
     if (scales or Form.QUANT in written_forms(launch, out.name)) and d % QBLOCK:
         raise fail(launch, f"rows of {d} values are not a whole number of {QBLOCK}-value blocks")
     args = (ptr(at.plain(x.name)), *_written(launch, at, out.name), data, scales, ptr(at.plain(ids.name)),
-            _f32_gain(launch, step, at, gain.name), i32(d), i32(v), f32(launch.params["eps"]))
+            _f32_gain(launch, step, at, gain.name), i32(d), i32(v), f32(float(launch.params["eps"])))
     return [KernelCall("gather_norm", (ids.length, 1, 1), THREADS, args)]
 
 
@@ -85,7 +85,7 @@ def gemv_norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall
     if Form.QUANT in written_forms(launch, normed) and n % QBLOCK:
         raise fail(launch, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
     args = (ptr(at.plain(out)), *_written(launch, at, normed), ptr(at.counter("gc")), *product,
-            _f32_gain(launch, step, at, gain), i32(n), i32(k), i32(k_part(k, split)), f32(launch.params["eps"]))
+            _f32_gain(launch, step, at, gain), i32(n), i32(k), i32(k_part(k, split)), f32(float(launch.params["eps"])))
     return [KernelCall("gemv_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
@@ -116,7 +116,7 @@ def gemv_rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall
                    f"size, or {pos.length} positions for {rows} rows")
     args = (ptr(at.plain(operand(launch, step, "out").name)), ptr(at.counter("gc")), *product,
             ptr(at.plain(pos.name)), i32(n), i32(k), i32(k_part(k, split)), i32(hd), i32(heads + kv_heads),
-            f32(launch.params["theta"]))
+            f32(float(launch.params["theta"])))
     return [KernelCall("gemv_rope", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 

@@ -83,6 +83,7 @@ def _blocks(dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, k
         if split == 1:
             finish(c0, 0, got)
             continue
+        assert sums is not None and arrived is not None  # both made when split > 1
         sums[:, part, :, c0:c1] = got
         for g in range(cdiv(rows, group)):
             r0, r1 = g * group, min(rows, (g + 1) * group)

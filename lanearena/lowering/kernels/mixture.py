@@ -92,7 +92,7 @@ def _fused(launch: Launch, step: Step, at: Operands) -> tuple:
         gain, scales = weight(launch, step, at, operand(launch, step, "gain").name)
         if scales:
             raise fail(launch, "a norm's gain must be f32")
-    return residual, gain, f32(launch.params.get("eps", 1e-6))
+    return residual, gain, f32(float(launch.params.get("eps", 1e-6)))
 
 
 def _operands(launch: Launch) -> tuple[str, ...]:
@@ -352,7 +352,7 @@ def mix_down(dev, grid, block, out, nf, nh, nl, ns, gc, h, hh, hl, hs, ids, gate
         if residual:
             acc = dev.download(int(residual) + c0 * 4, F32, c1 - c0) + acc
         dev.upload(int(out) + c0 * 4, acc)
-        if gain and counts.arrive(slice(0, 1), tiles):
+        if counts is not None and counts.arrive(slice(0, 1), tiles):
             _norm_into(dev, (nf, nh, nl, ns), 0, dev.download(int(out), F32, d).copy(), gain, eps)
 
 

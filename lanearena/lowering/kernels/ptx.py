@@ -31,7 +31,7 @@ _VERSION = re.compile(r"^\.version (\d+)\.(\d+)$", re.M)
 
 _ENTRY = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
 _PARAM = re.compile(r"\.param\s+\.(\w+)")
-_TYPES = {"u64": np.uint64, "u32": np.int32, "s32": np.int32, "f32": np.float32}
+_TYPES: dict[str, type] = {"u64": np.uint64, "u32": np.int32, "s32": np.int32, "f32": np.float32}
 """The numpy type an argument is passed as, by its PTX parameter's type: pointers are u64, ints 32-bit."""
 
 
@@ -109,7 +109,7 @@ def modules() -> dict[str, str]:
 @functools.cache
 def _entries() -> dict[str, tuple[str, tuple[type, ...]]]:
     """Each kernel's module and the numpy types of its arguments."""
-    found = {}
+    found: dict[str, tuple[str, tuple[type, ...]]] = {}
     for module, text in modules().items():
         for name, params in _ENTRY.findall(text):
             found[name] = (module, tuple(_TYPES[t] for t in _PARAM.findall(params)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.lowering import quant
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -20,7 +21,6 @@ from lanearena.lowering.kernels.base import (
     written_forms,
 )
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.lowering import quant
 from lanearena.model import QBLOCK, Form, Launch, Step
 
 
@@ -59,7 +59,7 @@ def norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     gain_data, gain_scales = weight(launch, step, at, gain.name)
     if gain_scales:
         raise fail(launch, "a norm's gain must be f32")
-    args = (plain, *q, ptr(at.plain(x.name)), gain_data, i32(d), f32(launch.params["eps"]))
+    args = (plain, *q, ptr(at.plain(x.name)), gain_data, i32(d), f32(float(launch.params["eps"])))
     return [KernelCall("rms_norm", (x.length // d, 1, 1), THREADS, args)]
 
 

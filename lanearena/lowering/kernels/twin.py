@@ -81,6 +81,7 @@ def dot(a: np.ndarray | Quantized, w: np.ndarray | Quantized) -> np.ndarray:
             d = d + _block_dot(a.lo, words) / F32(127)
         scale = a.scales[:, None, :] * w.scales[None] if isinstance(w, Quantized) else a.scales[:, None, :]
     else:
+        assert isinstance(w, Quantized)  # both plain returned above
         d, scale = _block_dot(a, words), w.scales[None]
     return (scale * d).sum(axis=2, dtype=F32)
 
