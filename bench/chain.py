@@ -40,10 +40,11 @@ def main(argv: list[str]) -> int:
     print("| launches | build | place (greedy) | verify | print + parse | total | per launch |")
     print("|---|---|---|---|---|---|---|")
     for n in sizes:
-        module, build = timed(lambda: chain(n))
-        _, place = timed(lambda: api.place(module, "greedy"))
-        _, verify = timed(lambda: api.verify(module))
-        _, text = timed(lambda: api.parse(str(module)))
+        # Each lambda binds this round's values (run at once, but the binding says so).
+        module, build = timed(lambda n=n: chain(n))
+        _, place = timed(lambda m=module: api.place(m, "greedy"))
+        _, verify = timed(lambda m=module: api.verify(m))
+        _, text = timed(lambda m=module: api.parse(str(m)))
         total = place + verify + text
         print(f"| {n} | {build:.2f} s | {place:.2f} s | {verify:.2f} s | {text:.2f} s | {total:.2f} s | "
               f"{total / n * 1e6:.0f} us |", flush=True)

@@ -62,9 +62,10 @@ def main(argv: list[str]) -> int:
     for _ in range(args.runs):
         module, t = timed(lambda: api.parse(text))
         phases["parse and verify"].append(t)
-        phases["print"].append(timed(lambda: str(module))[1])
-        phases["lane-arena-place"].append(timed(lambda: place_module(module))[1])
-        phases["print the placed step"].append(timed(lambda: str(module))[1])
+        # Each lambda binds this round's module (run at once, but the binding says so).
+        phases["print"].append(timed(lambda m=module: str(m))[1])
+        phases["lane-arena-place"].append(timed(lambda m=module: place_module(m))[1])
+        phases["print the placed step"].append(timed(lambda m=module: str(m))[1])
     whole = statistics.median(phases["parse and verify"]) + statistics.median(phases["print"])
     print("in one process (imports done):")
     print("| phase | median | vs parse+print |")

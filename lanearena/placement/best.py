@@ -49,11 +49,12 @@ def portfolio(buffers: Sequence[Buffer], alignment: int, target: int, budget: Bu
               progress: Progress = None) -> tuple[list[int], str]:
     """The lowest of the greedy orders with both fits (the reference's first, always run; then every order first
     fit, then best fit, while the budget lasts), stopping at `target`."""
-    best, best_height, name = None, 0, ""
+    best: list[int] | None = None
+    best_height, name = 0, ""
     for fit_name in FITS:
         for order_name in ORDERS:
-            if best is not None and budget is not None and (budget.done() or budget.left is not None and
-                                                            budget.left < GREEDY_COST * len(buffers)):
+            if best is not None and budget is not None and (budget.done() or (budget.left is not None and
+                                                            budget.left < GREEDY_COST * len(buffers))):
                 return best, name
             offsets, _ = place_in_order(buffers, order_name, fit_name, alignment)
             if budget is not None:
@@ -65,6 +66,7 @@ def portfolio(buffers: Sequence[Buffer], alignment: int, target: int, budget: Bu
                 progress(f"greedy {order_name}/{fit_name}-fit: height={top} best={best_height}")
             if best_height <= target:
                 return best, name
+    assert best is not None  # the first order always runs (`best` is None then), and FITS and ORDERS are not empty
     return best, name
 
 
@@ -79,7 +81,7 @@ def best(buffers: Sequence[Buffer], alignment: int, bound: int, capacity: int | 
     orders_budget = budget.part(4)
     for part in parts:
         found, name = portfolio([buffers[i] for i in part], alignment, target, orders_budget, progress)
-        for i, o in zip(part, found):
+        for i, o in zip(part, found, strict=True):
             offsets[i] = o
         names.append(name)
         heights.append(height([buffers[i] for i in part], found))
@@ -92,17 +94,17 @@ def best(buffers: Sequence[Buffer], alignment: int, bound: int, capacity: int | 
         k = max(above, key=lambda k: heights[k])
         goal = max([target] + [heights[j] for j in settled])
         share = budget.part(len(above))
-        part = [buffers[i] for i in parts[k]]
+        group = [buffers[i] for i in parts[k]]
         current = [offsets[i] for i in parts[k]]
-        if len(part) <= SEARCH_MAX:
-            found = _search(part, current, alignment, goal, capacity is not None, share, budget, bound, progress)
+        if len(group) <= SEARCH_MAX:
+            found = _search(group, current, alignment, goal, capacity is not None, share, budget, bound, progress)
             name = "search"
         else:
-            found, name = improve(part, current, alignment, goal, share, progress), "local"
-        if height(part, found) < heights[k]:
-            for i, o in zip(parts[k], found):
+            found, name = improve(group, current, alignment, goal, share, progress), "local"
+        if height(group, found) < heights[k]:
+            for i, o in zip(parts[k], found, strict=True):
                 offsets[i] = o
-            names[k], heights[k] = name, height(part, found)
+            names[k], heights[k] = name, height(group, found)
         if not share.done():  # stopped early: at the goal, or proved as low as it goes
             settled.add(k)
     top = max(range(len(parts)), key=lambda k: heights[k], default=None)
@@ -120,39 +122,39 @@ def _search(buffers: list[Buffer], offsets: list[int], alignment: int, goal: int
     rounded = [-(-b.size // alignment) * alignment for b in buffers]
     unit = math.gcd(*rounded)
     search = Search([b.lower for b in buffers], [b.upper for b in buffers], [r // unit for r in rounded])
-    best = [offsets, height(buffers, offsets)]
+    best, best_height = offsets, height(buffers, offsets)
     possible = max(goal // unit, int(search.load.max()))  # no solution below this capacity (proved)
 
     def fits(capacity: int, work: Budget) -> bool:
         """Whether a placement under `capacity` units is found with `work` (kept when lower than the best)."""
-        nonlocal possible
+        nonlocal possible, best, best_height
         found, proved = _probe(search, capacity, work)
         if proved:
             possible = max(possible, capacity + 1)
         if found is None:
             return False
         placed = [o * unit for o in found]
-        if height(buffers, placed) < best[1]:
-            best[:] = placed, height(buffers, placed)
+        if height(buffers, placed) < best_height:
+            best, best_height = placed, height(buffers, placed)
         if progress is not None:
-            progress(f"best={best[1]} bound={bound} elapsed={whole.elapsed():.1f}s")
+            progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
         return True
 
     if fits(possible, budget.part(1 if exact_goal else 2)) or exact_goal:
-        return best[0]
+        return best
     # A probe's share of what is left, halved each round: an eighth at first (a 32nd left probes too short to find
     # anything where the goal is far: perfect packings of 450 buffers 1.43-1.48x, now 1.21-1.27x; J 1.10x, now 1.06x).
     parts = 8
-    while not budget.done() and possible <= (best[1] - 1) // unit:
-        low, high = possible, (best[1] - 1) // unit
+    while not budget.done() and possible <= (best_height - 1) // unit:
+        low, high = possible, (best_height - 1) // unit
         while low <= high and not budget.done():
             capacity = (low + high) // 2
             if fits(capacity, budget.part(parts)):
-                high = (best[1] - 1) // unit
+                high = (best_height - 1) // unit
             else:
                 low = capacity + 1
         parts = max(parts // 2, 1)
-    return best[0]
+    return best
 
 
 def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | None, bool]:

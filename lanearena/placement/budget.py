@@ -18,7 +18,7 @@ class Budget:
         self.left = work
         self.deadline = deadline
         self.parent = parent
-        self.start = time.perf_counter() if parent is None else parent.start
+        self.start: float = time.perf_counter() if parent is None else parent.start
 
     def spend(self, work: int) -> None:
         if self.left is not None:

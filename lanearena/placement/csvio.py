@@ -31,7 +31,8 @@ def parse_buffers(text: str, name: str = "<input>") -> list[Buffer]:
         raise UserError(f"{name}:1: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                         f"(the header is {','.join(header)})")
     at = {c: header.index(c) for c in COLUMNS}
-    buffers, seen = [], {}
+    buffers: list[Buffer] = []
+    seen: dict[str, int] = {}  # id -> the line that gave it
     for line, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue

@@ -128,7 +128,7 @@ def _overlap(events, by_offset, start, end):
 def _problems(buffers: Sequence[Buffer], offsets: Sequence[int], alignment: int) -> list[str]:
     """`check`'s messages, one sweep in Python."""
     problems = []
-    for b, o in zip(buffers, offsets):
+    for b, o in zip(buffers, offsets, strict=True):  # `check` returned early on a length mismatch
         if o < 0:
             problems.append(f"buffer {b.id}: negative offset {o}")
         if o % alignment:

@@ -24,10 +24,12 @@ without redoing their work."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -61,7 +63,7 @@ class Search:
         ends = sorted(set(uppers))
         self.n, self.sections = n, len(ends)
         self.span = [(bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1)
-                     for lo, up in zip(lowers, uppers)]
+                     for lo, up in zip(lowers, uppers, strict=True)]
         members: list[list[int]] = [[] for _ in ends]
         for i, (a, b) in enumerate(self.span):
             for s in range(a, b):
@@ -90,8 +92,10 @@ class Search:
     def rank(self, keys: str, weights: np.ndarray | None = None) -> np.ndarray:
         """Each buffer's rank when sorted by `keys`, each largest first: W(idth of life), A(rea), T(he most bytes
         live at a step of its life), Z (size), F(ailures, `weights`); ties by index."""
-        values = {"W": self.width, "A": self.width * self.size, "T": self.peak, "Z": self.size, "F": weights}
-        order = np.lexsort((np.arange(self.n),) + tuple(-values[k] for k in reversed(keys)))
+        values = {"W": self.width, "A": self.width * self.size, "T": self.peak, "Z": self.size}
+        if weights is not None:
+            values["F"] = weights
+        order = np.lexsort((np.arange(self.n), *(-values[k] for k in reversed(keys))))
         rank = np.empty(self.n, dtype=np.int64)
         rank[order] = np.arange(self.n)
         return rank
@@ -136,14 +140,15 @@ class Dive:
         """The offsets found, in units."""
         return self.offset.tolist()
 
-    def _node(self, group: np.ndarray, lo: int, hi: int) -> tuple[bool, int]:
+    def _node(self, group: np.ndarray, lo: int, hi: int) -> Generator[None, None, tuple[bool, int]]:
         """Searches the unplaced buffers of `group` (spanning sections `[lo, hi)`), pausing (yielding) at the node
         budget or the deadline; returns whether they can be placed, and if not the decisions to blame (a bit a
         depth)."""
         self.nodes += 1
         if self.nodes >= self.pause_at or (self.nodes & 63 == 0 and time.perf_counter() > self.p.deadline):
             yield
-        excluded, chain = [], []  # the buffers excluded at this node, and (depth, conflict of placing it)
+        excluded: list[tuple[int, int, int]] = []  # the buffers excluded at this node, each with its exclusion before
+        chain: list[tuple[int, int]] = []  # (depth, conflict of placing it)
         found = False
         while True:
             decision = self._decide(group, lo, hi)
@@ -177,7 +182,7 @@ class Dive:
                 conflict = (placing | conflict) & ~(1 << d) if self.p.backjump else _ALL
         return False, conflict
 
-    def _decide(self, group: np.ndarray, lo: int, hi: int):
+    def _decide(self, group: np.ndarray, lo: int, hi: int) -> Literal[True] | tuple[int, int, bool] | None:
         """True when `group` is all placed; None when this node fails (its reasons in `self.conflict`); else the
         buffer to decide next, the level it would take, and whether it is placed without a branch."""
         # np.count_nonzero and .nonzero() cost a fraction of .any() and np.flatnonzero on arrays this small.
@@ -216,7 +221,9 @@ class Dive:
             return int(hatless.argmax()), level, True
         return int(np.where(candidates, self.p.rank, _BIG).argmin()), level, False
 
-    def _place(self, c: int, level: int, group: np.ndarray, lo: int, hi: int) -> tuple[bool, int]:
+    def _place(
+        self, c: int, level: int, group: np.ndarray, lo: int, hi: int
+    ) -> Generator[None, None, tuple[bool, int]]:
         """Places buffer `c` at `level`, searches on (pausing as `_node`), and takes it back; the search's outcome."""
         d = self.depth
         self.depth += 1
@@ -248,11 +255,11 @@ class Dive:
         self.depth -= 1
         return found, conflict
 
-    def _apart(self, group: np.ndarray, bounds: list[int]) -> tuple[bool, int]:
+    def _apart(self, group: np.ndarray, bounds: list[int]) -> Generator[None, None, tuple[bool, int]]:
         """Solves the unplaced buffers of `group` between each pair of `bounds` (sections no buffer crosses)
         apart: whether all can be placed, and the conflict of the first that cannot."""
         free = group & ~self.placed
-        for x, y in zip(bounds, bounds[1:]):
+        for x, y in itertools.pairwise(bounds):
             part = free & (self.s.first < y) & (self.s.last > x)
             if np.count_nonzero(part):
                 found, conflict = yield from self._node(part, x, y)

@@ -69,10 +69,15 @@ def test_missing_input_file(tmp_path, capsys):
     assert code == 2 and "cannot read" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("flag, value, message", [("--time-limit", "-1", "--time-limit must be a positive number of seconds, not -1"),
-                                                  ("--time-limit", "nan", "--time-limit must be a positive number of seconds, not nan"),
-                                                  ("--work", "-5", "--work must be a whole number >= 0, not -5"),
-                                                  ("--work", "1.5", "'1.5' is not an integer")])
+@pytest.mark.parametrize(
+    "flag, value, message",
+    [
+        ("--time-limit", "-1", "--time-limit must be a positive number of seconds, not -1"),
+        ("--time-limit", "nan", "--time-limit must be a positive number of seconds, not nan"),
+        ("--work", "-5", "--work must be a whole number >= 0, not -5"),
+        ("--work", "1.5", "'1.5' is not an integer"),
+    ],
+)
 def test_bad_budget_flags_are_refused(tmp_path, capsys, flag, value, message):
     with pytest.raises(SystemExit) as e:
         solve(tmp_path, "id,lower,upper,size\na,0,2,10\n", flag, value)
