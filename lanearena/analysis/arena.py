@@ -29,7 +29,9 @@ def plan(
                     algorithm=result.algorithm)
     for it, offset in zip(p.items, result.offsets, strict=True):
         if it.tensor is not None:
+            assert it.form is not None  # an array's item has both its tensor and its form
             out.arrays.append(PlacedArray(it.tensor, it.form, offset, it.bytes, it.first, it.last))
         else:
+            assert it.launch is not None and it.tag is not None  # an item without a tensor is a launch's scratch
             out.scratch.append(PlacedScratch(it.launch, it.tag, offset, it.bytes))
     return out

@@ -62,12 +62,13 @@ def _written_before_read(events: list[tuple[int, str, object]], form: Form) -> b
             if start > end:
                 break
             end = max(end, stop)
+        assert pitch is not None  # every touch in this launch is a part (anything else returned above)
         if end >= pitch:
             return True
     return False
 
 
-Subject = tuple
+Subject = tuple[str, str, Form] | tuple[str, int, str] | tuple[str, int]
 """What a problem is about: `("array", tensor, form)`, `("scratch", launch, tag)` or `("launch", launch)`."""
 
 
@@ -101,7 +102,7 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
     regions: list[_Region] = []
     for a in plan.arrays:
         label = f"arena.tensor '{a.tensor}' {a.form.value}"
-        subject = ("array", a.tensor, a.form)
+        subject: Subject = ("array", a.tensor, a.form)
         said: list[str] = []
         t = step.tensors.get(a.tensor)
         events = touches.get((a.tensor, a.form), [])
@@ -145,7 +146,7 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
                                                    f"but the launch asks for {d.bytes}"))
         if not d.counter and (i, tag) not in placed_scratch:
             problems.append(Problem(("launch", i), f"{where}: scratch '{tag}' is not placed"))
-    for (i, tag), c in counters.items():
+    for i, tag in counters:
         if (i, tag) not in declared or not declared[(i, tag)].counter:
             problems.append(Problem(("launch", i), f"launch {i} ({step.launches[i].kind}): counter '{tag}' is not a "
                                                    "counter the launch asks for"))

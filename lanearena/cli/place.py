@@ -35,11 +35,16 @@ def run(args) -> int:
     if args.json:
         if args.output:
             write_output(args.output, str(module) + "\n")
-        print(placement_json([plan.record(step.name) for step, plan in api.placed_steps(module)]))
+        records = []
+        for step, plan in api.placed_steps(module):
+            assert plan is not None  # api.place has placed every step (or found it placed)
+            records.append(plan.record(step.name))
+        print(placement_json(records))
         return 0
     write_output(args.output, str(module) + "\n")
     for step_op in steps(module):
         a = alloc_of(step_op)
+        assert a is not None  # api.place has placed every step (or found it placed)
         print(f"@{step_op.sym_name.data}: arena_bytes={a.nbytes.value.data} lower_bound={a.lower_bound.value.data} "
               f"algorithm={a.algorithm.data}", file=sys.stderr)
     return 0
