@@ -161,7 +161,11 @@ def _verify_arena(step: str, block) -> None:
                 raise error_at(op, f"{op.name} \"{op.tag.data}\": taken by {len(users)} ops, but a scratch or "
                                "counter buffer is one launch's")
         elif isinstance(op, LaunchOp) and op.buffers:
-            tags = [b.owner.tag.data for b in op.buffers]
+            owners = [b.owner for b in op.buffers]
+            buffers = [o for o in owners if isinstance(o, (arena.ScratchOp, arena.CounterOp))]
+            if len(buffers) != len(owners):
+                raise error_at(op, f"{op.name}: scratch(...) takes arena.scratch and arena.counter values only")
+            tags = [b.tag.data for b in buffers]
             if len(set(tags)) != len(tags):
                 raise error_at(op, f"{op.name}: scratch tags taken twice ({', '.join(tags)})")
 

@@ -142,6 +142,18 @@ lane.step @s numerics(f32) {
 
 // -----
 
+// The arena itself taken as a launch's scratch.
+// CHECK: lane.launch: scratch(...) takes arena.scratch and arena.counter values only
+lane.step @s numerics(f32) {
+  %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.launch "y" %x -> %y whole scratch(%arena)
+  lane.output %y : !lane.tensor<64xf32>
+}
+
+// -----
+
 // An arena op outside a step.
 // CHECK: arena.alloc: must be directly inside a lane.step, not in builtin.module
 %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
