@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from enum import auto
 
-import lanearena.compat  # noqa: F401  (the workarounds for the pinned xDSL, wherever the dialects are)
-
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
 
+import lanearena.compat  # noqa: F401  (the workarounds for the pinned xDSL, wherever the dialects are)
 from lanearena.model import Form, Numerics
 
 
@@ -43,15 +42,19 @@ class Reason(StrEnum):
     UNALLOCATED = auto()
 
 
+# xDSL bounds EnumAttribute by its own StrEnum (for Pythons before 3.11); `model`'s enumerations are the standard
+# library's (`model` stays free of xDSL), which EnumAttribute handles alike: a str whose value is the keyword.
+
+
 @irdl_attr_definition
-class NumericsAttr(EnumAttribute[Numerics], SpacedOpaqueSyntaxAttribute):
+class NumericsAttr(EnumAttribute[Numerics], SpacedOpaqueSyntaxAttribute):  # type: ignore[type-var]  # see above
     """`#lane<numerics int8>`: f32, int8 or int8x2."""
 
     name = "lane.numerics"
 
 
 @irdl_attr_definition
-class FormAttr(EnumAttribute[Form], SpacedOpaqueSyntaxAttribute):
+class FormAttr(EnumAttribute[Form], SpacedOpaqueSyntaxAttribute):  # type: ignore[type-var]  # see above
     """`#lane<form plain>`: a tensor's f32/i32 array, or its quantized form."""
 
     name = "lane.form"

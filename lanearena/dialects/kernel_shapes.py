@@ -4,18 +4,19 @@ verify against the kernels' semantics (`docs/kernels.md`) and their scratch (`ki
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from xdsl.irdl import (
-    IRDLOperation,
-)
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena import kinds, seedhelpers
 from lanearena.dialects.lane_tensors import TensorDef, _length, step_numerics
 from lanearena.model import QBLOCK, Form, Numerics
 
+if TYPE_CHECKING:
+    from lanearena.dialects.lane_launches import KernelOp  # whose verifier calls these checks
 
-def _shape_error(op: IRDLOperation, message: str) -> VerifyException:
+
+def _shape_error(op: KernelOp, message: str) -> VerifyException:
     return VerifyException(f"{op.name}: {message}")
 
 
@@ -27,39 +28,40 @@ def _len(t: TensorDef) -> int:
     return _length(t.result.type)
 
 
-def _quantized(op: IRDLOperation, tensors: dict[str, TensorDef]) -> bool:
+def _quantized(op: KernelOp, tensors: dict[str, TensorDef]) -> bool:
     """Whether a product reads a quantized activation or a Q8_0 weight, and so works in blocks."""
     return any(f == Form.QUANT.value for _, f in op.reads()) or any(
         t.result.type.elem == "i8" for t in tensors.values()
     )
 
 
-def _rows(op: IRDLOperation, x: TensorDef, k: int, what: str) -> int:
+def _rows(op: KernelOp, x: TensorDef, k: int, what: str) -> int:
     """The rows of `k` values `x` holds: its length must be a whole number of them."""
     if _len(x) % k:
         raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not rows of {what}'s {k} values (k)")
     return _len(x) // k
 
 
-def _blocks(op: IRDLOperation, k: int, what: str) -> None:
+def _blocks(op: KernelOp, k: int, what: str) -> None:
     if k % QBLOCK:
         raise _shape_error(op, f"{what} of {k} values is not a whole number of {QBLOCK}-value blocks, as a "
                            "quantized product needs")
 
 
-def _out_length(op: IRDLOperation, out: TensorDef, want: int, why: str) -> None:
+def _out_length(op: KernelOp, out: TensorDef, want: int, why: str) -> None:
     if _len(out) != want:
         raise _shape_error(op, f"out '{out.tensor_name}' holds {_len(out)} values, but {why} make {want}")
 
 
-def _matrix(op: IRDLOperation, w: TensorDef, operand: str) -> tuple[int, int]:
+def _matrix(op: KernelOp, w: TensorDef, operand: str) -> tuple[int, int]:
     """(n, k) of weight `w`, which must be a matrix [n, k]."""
     if len(_dims(w)) != 2:
         raise _shape_error(op, f"{operand} '{w.tensor_name}' is {_dims(w)}, not a matrix [n, k]")
-    return _dims(w)
+    n, k = _dims(w)
+    return n, k
 
 
-def _check_gather(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_gather(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     table, ids, out = t["table"], t["ids"], t["out"]
     if len(_dims(table)) < 2:
         raise _shape_error(op, f"table '{table.tensor_name}' is {_dims(table)}, not rows [vocab, d]")
@@ -67,7 +69,7 @@ def _check_gather(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, out, _len(ids) * d, f"{_len(ids)} ids of table rows of {d} values")
 
 
-def _check_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_norm(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, gain, out = t["x"], t["gain"], t["out"]
     d = _len(gain)
     if _len(x) % d:
@@ -79,11 +81,11 @@ def _check_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
         raise _shape_error(op, f"rows of {d} values cannot be quantized in {QBLOCK}-value blocks")
 
 
-def _check_quantize(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_quantize(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, t["out"], _len(t["x"]), f"the {_len(t['x'])} values of x '{t['x'].tensor_name}'")
 
 
-def _check_gemv(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_gemv(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, out = t["x"], t["out"]
     n, k = _matrix(op, t["w"], "w")
     rows = _rows(op, x, k, f"w '{t['w'].tensor_name}'")
@@ -98,7 +100,7 @@ def _check_gemv(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, out, rows * part.pitch, f"{rows} rows of a pitch of {part.pitch}")
 
 
-def _check_glu(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_glu(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, wg, wu, out = t["x"], t["w_gate"], t["w_up"], t["out"]
     n, k = _matrix(op, wg, "w_gate")
     if _dims(wu) != _dims(wg):
@@ -109,7 +111,7 @@ def _check_glu(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, out, rows * n, f"{rows} rows of {n} values")
 
 
-def _check_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_rope(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     pos, x = t["pos"], t["x"]
     heads, rows = p["heads"], _len(pos)
     if _len(x) % (rows * heads) or (_len(x) // (rows * heads)) % 2:
@@ -121,7 +123,7 @@ def _check_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
                            f"{_len(x) // (rows * heads)} values")
 
 
-def _check_kv_store(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_kv_store(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     k, v, pos, kc, vc = (t[n] for n in ("k", "v", "pos", "k_cache", "v_cache"))
     if _dims(vc) != _dims(kc) or len(_dims(kc)) < 2:
         raise _shape_error(op, f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are "
@@ -133,7 +135,7 @@ def _check_kv_store(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None
                                f"(positions) of the caches' {width}")
 
 
-def _check_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_attention(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     q, kc, vc, pos, out = (t[n] for n in ("q", "k_cache", "v_cache", "pos", "out"))
     heads, kv_heads = p["heads"], p["kv_heads"]
     width = _dims(q)[-1]
@@ -149,7 +151,7 @@ def _check_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> Non
     _out_length(op, out, _len(q), f"the {_len(q)} values of q")
 
 
-def _check_moe(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_moe(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, wr, wg, wu, wd, out = (t[n] for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
     experts, topk = p["experts"], p["topk"]
     _check_mixture_flags(op, p)
@@ -171,22 +173,22 @@ def _check_moe(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, out, _len(x), f"the {_len(x)} values of x")
 
 
-def _check_binary(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_binary(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     a, b, out = t["a"], t["b"], t["out"]
     if not _len(a) == _len(b) == _len(out):
         raise _shape_error(op, f"a '{a.tensor_name}', b '{b.tensor_name}' and out '{out.tensor_name}' hold "
                            f"{_len(a)}, {_len(b)} and {_len(out)} values, not one length")
 
 
-def _check_argmax(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_argmax(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     logits, out = t["logits"], t["out"]
     vocab = _dims(logits)[-1]
     _out_length(op, out, _len(logits) // vocab, f"{_len(logits) // vocab} rows of {vocab} logits")
 
 
-def _check_tiles(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_tiles(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     """A projection on the tensor cores: a product's shapes, and `whole` tiles fewer than it has."""
-    w = t.get("w", t.get("w_gate"))
+    w = t["w"] if "w" in t else t["w_gate"]  # a tiled kind takes one or the other
     if "w_gate" in t:
         _check_glu(op, t, p)
     else:
@@ -200,17 +202,17 @@ def _check_tiles(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
         raise _shape_error(op, f"whole {whole} leaves none of its {tiles} tiles to cut in {split} parts")
 
 
-def _check_shared_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_shared_attention(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_attention(op, t, p)
 
 
-def _check_two_word_attention(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_two_word_attention(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_attention(op, {**t}, {**p, "splits": 1})
     if step_numerics(op) not in (None, Numerics.INT8X2):
         raise _shape_error(op, "an attention in two words runs under int8x2 numerics only")
 
 
-def _check_moe_shared(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_moe_shared(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_moe(op, t, p)
     _, _, d = _dims(t["w_gate"])
     fs = _dims(t["w_shared_gate"])[0] if len(_dims(t["w_shared_gate"])) == 2 else 0
@@ -224,12 +226,12 @@ def _check_moe_shared(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> No
                            "of its choices' hidden rows, where it is made")
 
 
-def _check_mixture_flags(op: IRDLOperation, p: dict) -> None:
+def _check_mixture_flags(op: KernelOp, p: dict) -> None:
     if p.get("paired", 0) and not p.get("tc", 0):
         raise _shape_error(op, "paired gate and up rows are a GEMM on the tensor cores: paired needs tc")
 
 
-def _check_conv(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_conv(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, w, state, out = t["x"], t["w"], t["state"], t["out"]
     ch, width = _matrix(op, w, "w")
     if _len(x) % ch or width < 2:
@@ -241,7 +243,7 @@ def _check_conv(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
     _out_length(op, out, _len(x), f"the {_len(x)} values of x")
 
 
-def _check_delta(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_delta(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     qkv, z, ab, state, out = (t[n] for n in ("qkv", "z", "ab", "state", "out"))
     if len(_dims(state)) != 3 or _dims(state)[1] != _dims(state)[2]:
         raise _shape_error(op, f"state '{state.tensor_name}' is {_dims(state)}, not [value heads, d, d]")
@@ -262,12 +264,12 @@ def _check_delta(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
         raise _shape_error(op, f"heads of {d} values cannot be quantized in {QBLOCK}-value blocks")
 
 
-def _check_gather_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_gather_norm(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_gather(op, {"table": t["table"], "ids": t["ids"], "out": t["x"]}, p)
     _check_norm(op, {"x": t["x"], "gain": t["gain"], "out": t["out"]}, p)
 
 
-def _check_gemv_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_gemv_rope(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_gemv(op, t, p)
     n, _ = _dims(t["w"])
     rows = _len(t["out"]) // n
@@ -278,12 +280,12 @@ def _check_gemv_rope(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> Non
                            f"and {p['kv_heads']} heads)")
 
 
-def _check_gemv_norm(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_gemv_norm(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_gemv(op, t, p)
     _check_norm(op, {"x": t["out"], "gain": t["gain"], "out": t["normed"]}, p)
 
 
-def _check_moe_add(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
+def _check_moe_add(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     _check_moe(op, t, p)
     x, residual = t["x"], t["residual"]
     if _len(residual) != _len(x):
@@ -292,7 +294,7 @@ def _check_moe_add(op: IRDLOperation, t: dict[str, TensorDef], p: dict) -> None:
         _check_norm(op, {"x": t["out"], "gain": t["gain"], "out": t["normed"]}, p)
 
 
-_SHAPES: dict[str, Callable[[IRDLOperation, dict[str, TensorDef], dict], None]] = {
+_SHAPES: dict[str, Callable[[KernelOp, dict[str, TensorDef], dict], None]] = {
     "gather": _check_gather,
     "norm": _check_norm,
     "quantize": _check_quantize,

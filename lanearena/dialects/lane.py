@@ -40,6 +40,8 @@ from lanearena.dialects.lane_tensors import (
     ViewOp,
     WeightOp,
     _length,
+    tensor_def,
+    tensor_type,
 )
 from lanearena.dialects.located import error_at, located_op
 from lanearena.model import Form, Numerics
@@ -47,7 +49,7 @@ from lanearena.model import Form, Numerics
 __all__ = [
     "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "FormAttr", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp",
     "NumericsAttr", "OutputOp", "PartAttr", "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType",
-    "ViewOp", "WeightOp", "WriteAttr", "WriteKind",
+    "ViewOp", "WeightOp", "WriteAttr", "WriteKind", "tensor_def",
 ]
 
 
@@ -117,7 +119,7 @@ def _verify_written(step: str, block) -> None:
 
     def span(v: SSAValue) -> tuple[SSAValue, int, int]:
         base, start = root[v]
-        return base, start, start + _length(v.type)
+        return base, start, start + _length(tensor_type(v))
 
     written: dict[tuple[SSAValue, str], list[tuple[int, int]]] = {}
     for op in block.ops:

@@ -13,9 +13,9 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     IntegerAttr,
-    i64,
     StringAttr,
     i32,
+    i64,
 )
 from xdsl.ir import (
     Attribute,
@@ -35,27 +35,36 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena import kinds
+from lanearena.dialects.attrs import BufferType, FormAttr, WriteAttr, WriteKind
+from lanearena.dialects.kernel_shapes import _SHAPES
+from lanearena.dialects.lane_tensors import (
+    InputOp,
+    TensorDef,
+    TensorType,
+    WeightOp,
+    _length,
+    step_numerics,
+    tensor_def,
+    tensor_type,
+    verify_in_step,
+)
+from lanearena.dialects.located import located, located_op, source_location
 from lanearena.dialects.syntax import (
     FORMS,
-    parse_str,
+    form_attrs,
     param_attr,
     param_value,
     parse_optional_forms,
     parse_optional_value,
     parse_params,
+    parse_str,
     parse_touch_list,
     parse_value,
     print_params,
     print_touch_list,
-    form_attrs,
 )
-from lanearena.dialects.attrs import BufferType, FormAttr, WriteAttr, WriteKind
-from lanearena.model import Form, Numerics
-from lanearena.dialects.kernel_shapes import _SHAPES
 from lanearena.kinds import PART_PARAMS
-from lanearena.dialects.lane_tensors import InputOp, TensorDef, TensorType, WeightOp, _length, step_numerics, verify_in_step
-from lanearena.dialects.located import located, located_op, source_location
-
+from lanearena.model import Form, Numerics
 
 # --- Launches ----------------------------------------------------------------------------------------------------
 
@@ -238,13 +247,13 @@ class KernelOp(LaunchOp):
                 f"{self.name} takes ({', '.join(k.ins)}) -> ({', '.join(k.outs)}), not {len(self.ins)} -> "
                 f"{len(self.outs)} operands"
             )
-        for operand, v in zip(k.ins, self.ins):
+        for operand, v in zip(k.ins, self.ins, strict=True):  # their lengths are checked just above
             is_weight = isinstance(v.owner, WeightOp)
             if (operand in k.weights) != is_weight:
                 must = "must" if operand in k.weights else "must not"
                 raise VerifyException(f"{self.name}: operand '{operand}' {must} be a lane.weight")
         params = self._verified_params()
-        tensors = {name: v.owner for name, v in zip((*k.ins, *k.outs), (*self.ins, *self.outs))}
+        tensors = {name: tensor_def(v) for name, v in zip((*k.ins, *k.outs), (*self.ins, *self.outs), strict=True)}
         self._verify_forms_taken(tensors)
         self._verify_elements(tensors)
         _SHAPES[k.name](self, tensors, params)
@@ -280,8 +289,8 @@ class KernelOp(LaunchOp):
         part = kinds.part_of(params)
         if part is not None and not k.parts:
             raise VerifyException(
-                f"{self.name}: only {', '.join(f'lane.{n}' for n, kk in kinds.KINDS.items() if kk.parts)} writes a part of its output "
-                "(pitch, start, width)"
+                f"{self.name}: only {', '.join(f'lane.{n}' for n, kk in kinds.KINDS.items() if kk.parts)} writes a "
+                "part of its output (pitch, start, width)"
             )
         if part is not None and (problem := _part_problem(part.pitch, part.start, part.width)):
             raise VerifyException(f"{self.name}: {problem}")
@@ -294,16 +303,16 @@ class KernelOp(LaunchOp):
         the quant form alone."""
         k = self.KIND
         may = k.quant
-        for operand, (v, form) in zip(k.ins, self.reads()):
+        for operand, (v, form) in zip(k.ins, self.reads(), strict=True):  # checked by _verify_launch first
             if form == Form.QUANT.value and operand not in may:
                 raise VerifyException(
-                    f"{self.name} reads '{v.owner.tensor_name}' (its '{operand}') quantized, but its kernels take "
-                    f"'{operand}' in the plain form"
+                    f"{self.name} reads '{tensor_def(v).tensor_name}' (its '{operand}') quantized, but its kernels "
+                    f"take '{operand}' in the plain form"
                 )
-        for operand, (v, forms) in zip(k.outs, self.writes()):
+        for operand, (v, forms) in zip(k.outs, self.writes(), strict=True):
             if Form.QUANT.value in forms and operand not in may:
                 raise VerifyException(
-                    f"{self.name} writes '{v.owner.tensor_name}' (its '{operand}') quantized, but its kernels "
+                    f"{self.name} writes '{tensor_def(v).tensor_name}' (its '{operand}') quantized, but its kernels "
                     f"write '{operand}' in the plain form"
                 )
         if k.name == "quantize" and self.writes()[0][1] != (Form.QUANT.value,):
@@ -434,7 +443,8 @@ class ArgmaxOp(KernelOp):
 @located_op
 @irdl_op_definition
 class GemmTcOp(KernelOp):
-    """`lane.gemm_tc %x(quant), %w -> %out split(2) whole(3)`: a projection in the tensor-core tiles, its last wave cut along k."""
+    """`lane.gemm_tc %x(quant), %w -> %out split(2) whole(3)`: a projection in the tensor-core tiles, its last wave
+    cut along k."""
 
     name = "lane.gemm_tc"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["gemm_tc"]
@@ -452,7 +462,8 @@ class GluTcOp(KernelOp):
 @located_op
 @irdl_op_definition
 class AttentionSharedOp(KernelOp):
-    """`lane.attention_shared %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8) splits(4)`: every head of a group in one block."""
+    """`lane.attention_shared %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8) splits(4)`: every head of
+    a group in one block."""
 
     name = "lane.attention_shared"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["attention_shared"]
@@ -461,7 +472,8 @@ class AttentionSharedOp(KernelOp):
 @located_op
 @irdl_op_definition
 class AttentionI8x2Op(KernelOp):
-    """`lane.attention_i8x2 %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8)`: attention over the cache in two words."""
+    """`lane.attention_i8x2 %q, %k_cache, %v_cache, %pos -> %out heads(16) kv_heads(8)`: attention over the cache in
+    two words."""
 
     name = "lane.attention_i8x2"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["attention_i8x2"]
@@ -470,7 +482,8 @@ class AttentionI8x2Op(KernelOp):
 @located_op
 @irdl_op_definition
 class MoeSharedOp(KernelOp):
-    """`lane.moe_shared %x, %w_router, %w_gate, %w_up, %w_down, %w_shared_gate, %w_shared_up, %w_shared_down, %w_shared_router -> %out experts(8) topk(2)`: routed experts and a shared one."""
+    """`lane.moe_shared %x, %w_router, %w_gate, %w_up, %w_down, %w_shared_gate, %w_shared_up, %w_shared_down,
+    %w_shared_router -> %out experts(8) topk(2)`: routed experts and a shared one."""
 
     name = "lane.moe_shared"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe_shared"]
@@ -506,7 +519,8 @@ class GatherNormOp(KernelOp):
 @located_op
 @irdl_op_definition
 class GemvRopeOp(KernelOp):
-    """`lane.gemv_rope %x, %w, %pos -> %out heads(16) kv_heads(8)`: a projection whose heads are turned as they finish."""
+    """`lane.gemv_rope %x, %w, %pos -> %out heads(16) kv_heads(8)`: a projection whose heads are turned as they
+    finish."""
 
     name = "lane.gemv_rope"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["gemv_rope"]
@@ -524,7 +538,8 @@ class GemvNormOp(KernelOp):
 @located_op
 @irdl_op_definition
 class MoeAddOp(KernelOp):
-    """`lane.moe_add %x, %w_router, %w_gate, %w_up, %w_down, %residual -> %out experts(8) topk(2)`: a mixture added to the residual."""
+    """`lane.moe_add %x, %w_router, %w_gate, %w_up, %w_down, %residual -> %out experts(8) topk(2)`: a mixture added
+    to the residual."""
 
     name = "lane.moe_add"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe_add"]
@@ -533,7 +548,8 @@ class MoeAddOp(KernelOp):
 @located_op
 @irdl_op_definition
 class MoeAddNormOp(KernelOp):
-    """`lane.moe_add_norm %x, %w_router, %w_gate, %w_up, %w_down, %residual, %gain -> %out, %normed experts(8) topk(2)`: a mixture added to the residual, then normed."""
+    """`lane.moe_add_norm %x, %w_router, %w_gate, %w_up, %w_down, %residual, %gain -> %out, %normed experts(8)
+    topk(2)`: a mixture added to the residual, then normed."""
 
     name = "lane.moe_add_norm"
     KIND: ClassVar[kinds.Kind] = kinds.KINDS["moe_add_norm"]
@@ -640,17 +656,19 @@ class GenericLaunchOp(LaunchOp):
                 break
             forms = parse_optional_forms(parser)
             how = parser.parse_keyword_in(("whole", "other", "part"), " (how the launch writes it)")
-            outs.append((value, forms, PartAttr(*PartAttr.parse_parameters(parser))
+            outs.append((value, forms, PartAttr.new(PartAttr.parse_parameters(parser))
                          if how == "part" else WriteAttr(WriteKind(how))))
             if parser.parse_optional_punctuation(",") is None:
                 break
-        scratch, buffers = [], []
+        scratch: list[ScratchAttr] = []
+        buffers: list[SSAValue] = []
         if parser.parse_optional_keyword("scratch") is not None:
             if parser.parse_optional_punctuation("(") is not None:  # placed, with no declared scratch left
                 buffers = parse_buffers(parser, opened=True)
             else:
-                scratch = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
-                if not all(isinstance(s, ScratchAttr) for s in scratch):
+                attrs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
+                scratch = [s for s in attrs if isinstance(s, ScratchAttr)]
+                if len(scratch) != len(attrs):
                     parser.raise_error("scratch lists #lane.scratch attributes")
                 buffers = parse_buffers(parser)
         if any(len(forms) != 1 for _, forms in ins):
@@ -663,7 +681,8 @@ class GenericLaunchOp(LaunchOp):
         printer.print_string(" ")
         print_touch_list(printer, ((v, (f,)) for v, f in self.reads()))
         printer.print_string(" ->")
-        for i, ((v, forms), how) in enumerate(zip(self.writes(), self.out_how.data)):
+        # Not strict: an op that fails its verifier (one write kind per operand) is printed in its messages.
+        for i, ((v, forms), how) in enumerate(zip(self.writes(), self.out_how.data, strict=False)):
             printer.print_string(", " if i else " ")
             print_touch_list(printer, [(v, forms)])
             if isinstance(how, PartAttr):
@@ -683,14 +702,14 @@ class GenericLaunchOp(LaunchOp):
         self._verify_touches()
         if len(self.out_how.data) != len(self.outs):
             raise VerifyException(f"lane.launch \"{self.kernel.data}\": one write kind per written operand")
-        for v, how in zip(self.outs, self.out_how.data):
+        for v, how in zip(self.outs, self.out_how.data, strict=True):  # the lengths are checked just above
             if not isinstance(how, (PartAttr, WriteAttr)):
                 raise VerifyException(f"lane.launch \"{self.kernel.data}\": a write is whole, other, or a "
                                       "part<pitch, start, width>")
-            n = _length(v.type)
+            n = _length(tensor_type(v))
             if isinstance(how, PartAttr) and n % how.pitch.data:
                 raise VerifyException(
-                    f"lane.launch \"{self.kernel.data}\" writes '{v.owner.tensor_name}' in parts of every "
+                    f"lane.launch \"{self.kernel.data}\" writes '{tensor_def(v).tensor_name}' in parts of every "
                     f"{how.pitch.data} values, which do not divide its {n} into units"
                 )
         tags = [s.tag.data for s in self.scratch.data]

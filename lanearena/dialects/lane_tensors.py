@@ -4,7 +4,7 @@ tensors, views of them, and the outputs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -28,11 +28,11 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
-    traits_def,
     operand_def,
     opt_prop_def,
     prop_def,
     result_def,
+    traits_def,
     var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
@@ -41,18 +41,20 @@ from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lanearena.dialects.attrs import FormAttr, Reason, ReasonAttr
-
+from lanearena.dialects.located import located, located_op, source_location
 from lanearena.dialects.syntax import (
     FORMS,
-    parse_str,
+    form_attrs,
     parse_i64,
     parse_optional_forms,
+    parse_str,
     parse_value,
     print_forms,
-    form_attrs,
 )
 from lanearena.model import QBLOCK, Form, Numerics
-from lanearena.dialects.located import located, located_op, source_location
+
+if TYPE_CHECKING:
+    from lanearena.dialects.lane import StepOp
 
 ELEMENTS = {"f32": f32, "i32": i32, "i8": i8}
 
@@ -213,7 +215,7 @@ def parse_own_clause(parser: Parser) -> dict[str, Attribute]:
 
     def one() -> None:
         at = parser.pos
-        form = parser.parse_str_enum(Form)
+        form = parser.parse_str_enum(Form)  # type: ignore[type-var]  # the standard library's StrEnum (see attrs)
         if f"own_{form.value}" in out:
             parser.raise_error(f"own({form.value} = ...) given twice", at, parser.pos)
         parser.parse_punctuation("=")
@@ -239,9 +241,24 @@ def verify_in_step(op: Operation) -> None:
 def step_numerics(op: Operation) -> Numerics | None:
     """The numerics of the step `op` is in, where it is in one whose numerics are known."""
     parent = op.parent_op()
-    if parent is not None and parent.name == "lane.step":
+    if isinstance(parent, _step_op()):
         return parent.numerics.data
     return None
+
+
+def tensor_def(value: SSAValue) -> TensorDef:
+    """The op that defines `value`, where a verifier has checked that a lane tensor op does (a launch's operands,
+    a view's source): for the verifiers that run after that check, and the passes over verified IR."""
+    owner = value.owner
+    assert isinstance(owner, TensorDef), "a lane tensor op defines this value (verified)"
+    return owner
+
+
+def tensor_type(value: SSAValue) -> TensorType:
+    """The type of `value`, an operand IRDL constrains to a tensor (checked before the op's own verifier runs)."""
+    t = value.type
+    assert isinstance(t, TensorType), "IRDL constrains this operand to !lane.tensor"
+    return t
 
 
 def _parse_tensor_type(parser: Parser) -> TensorType:
@@ -465,11 +482,11 @@ class OutputOp(IRDLOperation):
             if isinstance(owner, ViewOp):
                 raise VerifyException(
                     f"lane.output '{owner.tensor_name}': a view is no output: output the tensor it views, "
-                    f"'{owner.source.owner.tensor_name}'"
+                    f"'{tensor_def(owner.source).tensor_name}'"  # the view verified first: it comes before
                 )
 
 
-def _step_op() -> type[IRDLOperation]:
+def _step_op() -> type[StepOp]:
     from lanearena.dialects.lane import StepOp  # the step is built on the ops of this module
 
     return StepOp

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import types
+from typing import TypeVar
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
@@ -20,6 +22,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from lanearena.compat import op_location
 
+OpT = TypeVar("OpT", bound=Operation)
+IRDLOpT = TypeVar("IRDLOpT", bound=IRDLOperation)
+
 # --- Where an op was written, for the verifiers' messages ------------------------------------------------------
 
 
@@ -30,7 +35,7 @@ def source_location(parser: Parser, name: str) -> FileLineColLoc:
     return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
 
 
-def located(op: Operation, at: FileLineColLoc) -> Operation:
+def located(op: OpT, at: FileLineColLoc) -> OpT:
     """`op`, with `at` as its source location."""
     op.location = at
     return op
@@ -39,11 +44,12 @@ def located(op: Operation, at: FileLineColLoc) -> Operation:
 def where(op: Operation) -> str:
     """`file:line:col: ` where `op` was parsed from (or the op it is in, for an op in a declarative format), or
     nothing for an op that was built."""
-    while op is not None:
-        loc = op.location
+    at: Operation | None = op
+    while at is not None:
+        loc = at.location
         if isinstance(loc, FileLineColLoc):
             return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
-        op = op.parent_op()
+        at = at.parent_op()
     return ""
 
 
@@ -56,13 +62,13 @@ def error_at(op: Operation, message: str) -> LocatedError:
     return LocatedError(where(op) + message)
 
 
-def located_op(cls: type[IRDLOperation]) -> type[IRDLOperation]:
+def located_op(cls: type[IRDLOpT]) -> type[IRDLOpT]:
     """`cls`, an op definition, whose verifier's errors (its own checks and IRDL's) start with where the op was
     written; an op in a declarative format also records that when parsed."""
     verify = cls.verify_
 
     @functools.wraps(verify)
-    def verify_(self: IRDLOperation) -> None:
+    def verify_(self: Operation) -> None:
         try:
             verify(self)
         except LocatedError:
@@ -70,9 +76,12 @@ def located_op(cls: type[IRDLOperation]) -> type[IRDLOperation]:
         except VerifyException as e:
             raise error_at(self, str(e)) from e
 
-    cls.verify_ = verify_
+    # Replaces the verifier that irdl_op_definition installed on the class, as it installed it.
+    cls.verify_ = verify_  # type: ignore[method-assign]  # mypy allows no assignment to a method
     if cls.get_irdl_definition().assembly_format is not None:
-        parse = cls.parse.__func__
+        bound = cls.parse
+        assert isinstance(bound, types.MethodType)  # a classmethod read on its class: bound to it
+        parse = bound.__func__  # unbound, to parse as the class it is called on
 
         def parse_located(cls: type[IRDLOperation], parser: Parser) -> IRDLOperation:
             at, start = source_location(parser, cls.name), parser.pos
@@ -82,5 +91,5 @@ def located_op(cls: type[IRDLOperation]) -> type[IRDLOperation]:
                 parser.raise_error(f"{cls.name}: {e}", start, parser.pos)
             return located(op, at)
 
-        cls.parse = classmethod(parse_located)
+        cls.parse = classmethod(parse_located)  # type: ignore[method-assign, assignment]  # as verify_
     return cls

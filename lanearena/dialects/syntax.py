@@ -72,7 +72,7 @@ def parse_value(parser: Parser) -> SSAValue:
 
 def parse_touch_list(parser: Parser) -> list[tuple[SSAValue, list[str]]]:
     """A comma-separated list of operands with forms (possibly empty before `->` or the end)."""
-    items = []
+    items: list[tuple[SSAValue, list[str]]] = []
     first = parse_optional_value(parser)
     if first is None:
         return items
@@ -140,9 +140,10 @@ def parse_params(parser: Parser, names: Iterable[str]) -> dict[str, int | float 
             out[name] = s
         else:
             at = parser.pos
-            out[name] = parser.parse_number()
-            if isinstance(out[name], int) and not _I64[0] <= out[name] <= _I64[1]:
-                parser.raise_error(f"parameter '{name}': {out[name]} does not fit in i64", at, parser.pos)
+            number = parser.parse_number()
+            if isinstance(number, int) and not _I64[0] <= number <= _I64[1]:
+                parser.raise_error(f"parameter '{name}': {number} does not fit in i64", at, parser.pos)
+            out[name] = number
         parser.parse_punctuation(")")
     return out
 

@@ -12,7 +12,19 @@ from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, P
 from lanearena.dialects import arena, lane
 from lanearena.dialects.attrs import Reason
 from lanearena.model import (
-    QBLOCK, Form, Launch, Numerics, Other, Part, Role, Scratch, Step, Tensor, Touch, Whole, Write,
+    QBLOCK,
+    Form,
+    Launch,
+    Numerics,
+    Other,
+    Part,
+    Role,
+    Scratch,
+    Step,
+    Tensor,
+    Touch,
+    Whole,
+    Write,
 )
 
 
@@ -27,7 +39,8 @@ def tensor_of(op: lane.TensorDef) -> Tensor:
     role = Role(op.ROLE)
     forms = frozenset(Form(f) for f in op.forms)
     if isinstance(op, lane.ViewOp):
-        return Tensor(op.tensor_name, t.dims, t.elem, role, forms, op.source.owner.tensor_name, op.view_offset)
+        viewed = lane.tensor_def(op.source).tensor_name
+        return Tensor(op.tensor_name, t.dims, t.elem, role, forms, viewed, op.view_offset)
     return Tensor(op.tensor_name, t.dims, t.elem, role, forms)
 
 
@@ -47,7 +60,8 @@ def launch_of(op: lane.LaunchOp, tensors: dict[str, Tensor], numerics: Numerics,
         return kinds.launch(op.KIND.name, ins, outs, op.param_values(), numerics, where)
     assert isinstance(op, lane.GenericLaunchOp)
     writes = tuple(
-        Write(name(v), Form(f), _how(how)) for (v, forms), how in zip(op.writes(), op.out_how.data) for f in forms
+        Write(name(v), Form(f), _how(how)) for (v, forms), how in zip(op.writes(), op.out_how.data, strict=True)
+        for f in forms
     )
     return Launch(
         kind=op.kernel.data,
@@ -74,7 +88,7 @@ def step_of(op: lane.StepOp) -> tuple[Step, dict[str, SSAValue]]:
         elif isinstance(child, lane.LaunchOp):
             launches.append(launch_of(child, tensors, numerics, len(launches)))
         elif isinstance(child, lane.OutputOp):
-            outputs.update(v.owner.tensor_name for v in child.values)
+            outputs.update(lane.tensor_def(v).tensor_name for v in child.values)
     return Step(op.sym_name.data, numerics, tensors, launches, frozenset(outputs)), values
 
 
