@@ -53,9 +53,9 @@ def place_module(
 @dataclass(frozen=True)
 class LaneArenaPlace(ModulePass):
     """Options: `algorithm` (greedy is the reference's order; best, the default, never does worse), `align` (bytes
-    every array is aligned to), `qblock` (values a quantized scale covers), `work` (the search's counted work a step,
-so the result is the same on any machine; a default when neither it nor `time_limit` is given), `time_limit`
-(seconds a step may take at most; none by default)."""
+    every array is aligned to), `qblock` (values a quantized scale covers), `work` (the search's counted work a
+    step, so the result is the same on any machine; a default when neither it nor `time_limit` is given),
+    `time_limit` (seconds a step may take at most; none by default)."""
 
     name = "lane-arena-place"
 
