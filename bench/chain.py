@@ -46,8 +46,11 @@ def main(argv: list[str]) -> int:
         _, verify = timed(lambda m=module: api.verify(m))
         _, text = timed(lambda m=module: api.parse(str(m)))
         total = place + verify + text
-        print(f"| {n} | {build:.2f} s | {place:.2f} s | {verify:.2f} s | {text:.2f} s | {total:.2f} s | "
-              f"{total / n * 1e6:.0f} us |", flush=True)
+        print(
+            f"| {n} | {build:.2f} s | {place:.2f} s | {verify:.2f} s | {text:.2f} s | {total:.2f} s | "
+            f"{total / n * 1e6:.0f} us |",
+            flush=True,
+        )
     return 0
 
 

@@ -46,9 +46,15 @@ def check(config_name: str, runs: int, algorithm: str) -> dict:
         times.append(time.perf_counter() - t)
     median = statistics.median(times)
     n_launches = generated.KERNEL_LAUNCHES
-    return {"config": config_name, "arena_bytes": plan.bytes, "lower_bound": plan.lower_bound,
-            "max_abs_err_vs_numpy": err, "median_step_ms": median * 1e3,
-            "kernel_launches": n_launches, "launches_per_s": n_launches / median}
+    return {
+        "config": config_name,
+        "arena_bytes": plan.bytes,
+        "lower_bound": plan.lower_bound,
+        "max_abs_err_vs_numpy": err,
+        "median_step_ms": median * 1e3,
+        "kernel_launches": n_launches,
+        "launches_per_s": n_launches / median,
+    }
 
 
 def main() -> int:

@@ -37,8 +37,12 @@ def main(argv: list[str]) -> int:
         cases = {
             "xdsl-opt (parse, verify, print)": ["xdsl-opt", str(step)],
             "xdsl-opt -p lane-arena-place": ["xdsl-opt", str(step), "-p", "lane-arena-place"],
-            "xdsl-opt -p lane-arena-place{algorithm=greedy}": ["xdsl-opt", str(step), "-p",
-                                                               "lane-arena-place{algorithm=greedy}"],
+            "xdsl-opt -p lane-arena-place{algorithm=greedy}": [
+                "xdsl-opt",
+                str(step),
+                "-p",
+                "lane-arena-place{algorithm=greedy}",
+            ],
             "xdsl-opt --help (start-up alone)": ["xdsl-opt", "--help"],
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
@@ -57,8 +61,12 @@ def main(argv: list[str]) -> int:
         extra = (m - startup) / (base - startup) - 1 if "help" not in name else None
         print(f"| {name} | {m:.3f} s | {m / base - 1:+.1%} | {'' if extra is None else f'{extra:+.1%}'} |")
     print()
-    phases: dict[str, list[float]] = {"parse and verify": [], "print": [], "lane-arena-place": [],
-                                      "print the placed step": []}
+    phases: dict[str, list[float]] = {
+        "parse and verify": [],
+        "print": [],
+        "lane-arena-place": [],
+        "print the placed step": [],
+    }
     for _ in range(args.runs):
         module, t = timed(lambda: api.parse(text))
         phases["parse and verify"].append(t)

@@ -62,9 +62,18 @@ def measure(name: str, buffers: list[Buffer], work: int | None, capacity: int | 
     best_s = time.perf_counter() - t
     assert check(buffers, best.offsets) == [], name
     lb = best.lower_bound
-    row = {"case": name, "buffers": len(buffers), "lower_bound": lb, "greedy": greedy.height,
-           "greedy/lb": greedy.height / lb, "greedy_s": greedy_s, "default": best.height,
-           "default/lb": best.height / lb, "default_s": best_s, "winner": best.algorithm}
+    row = {
+        "case": name,
+        "buffers": len(buffers),
+        "lower_bound": lb,
+        "greedy": greedy.height,
+        "greedy/lb": greedy.height / lb,
+        "greedy_s": greedy_s,
+        "default": best.height,
+        "default/lb": best.height / lb,
+        "default_s": best_s,
+        "winner": best.algorithm,
+    }
     if capacity is not None:  # the search aimed at the capacity rather than the bound
         t = time.perf_counter()
         try:

@@ -74,8 +74,13 @@ def measure(kind: str, n: int, algorithm: str, progress) -> dict:
     p = place(buffers, algorithm)
     seconds = time.perf_counter() - t
     assert check(buffers, p.offsets) == [], (kind, n, algorithm)
-    return {"graph": kind, "buffers": n, "algorithm": algorithm, "seconds": seconds,
-            "height/lb": p.height / p.lower_bound}
+    return {
+        "graph": kind,
+        "buffers": n,
+        "algorithm": algorithm,
+        "seconds": seconds,
+        "height/lb": p.height / p.lower_bound,
+    }
 
 
 def main() -> None:

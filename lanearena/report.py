@@ -175,15 +175,21 @@ def table(step: Step, plan: ArenaPlan) -> str:
         _row("no reuse", no_reuse_bytes(plan), f"sum of the {len(placed)} placed items"),
     ]
     if top is not None:
-        lines.append(f"  {'peak':<12}launch {top.launch} ({top.kind}): {top.bytes:,} B ({size(top.bytes)}) live "
-                     f"in {top.items} items")
+        lines.append(
+            f"  {'peak':<12}launch {top.launch} ({top.kind}): {top.bytes:,} B ({size(top.bytes)}) live "
+            f"in {top.items} items"
+        )
     own = own_by_reason(plan)
     if own:
-        lines.append(f"  {'own buffers':<12}{len(plan.own)}: "
-                     + ", ".join(f"{reason} {count} ({size(b)})" for reason, (count, b) in own.items()))
+        lines.append(
+            f"  {'own buffers':<12}{len(plan.own)}: "
+            + ", ".join(f"{reason} {count} ({size(b)})" for reason, (count, b) in own.items())
+        )
     if plan.counters:
-        lines.append(f"  {'counters':<12}{len(plan.counters)} ({size(sum(c.bytes for c in plan.counters))}), each "
-                     f"a zeroed buffer of its own")
+        lines.append(
+            f"  {'counters':<12}{len(plan.counters)} ({size(sum(c.bytes for c in plan.counters))}), each "
+            f"a zeroed buffer of its own"
+        )
     items = largest(plan)
     if items:
         names = [x.label(step) if x.kind == "scratch" else x.name for x in items]
@@ -235,8 +241,17 @@ def picture(step: Step, plan: ArenaPlan, fmt: str) -> bytes:
         edge = 0.2 if crowded else 0.6
         for r in placed:
             fill, line, _ = STYLE[r.kind]
-            ax.add_patch(Rectangle((r.start, r.offset / scale), r.stop - r.start, r.bytes / scale, facecolor=fill,
-                                   edgecolor=line, linewidth=edge, gid=f"item:{r.key}"))
+            ax.add_patch(
+                Rectangle(
+                    (r.start, r.offset / scale),
+                    r.stop - r.start,
+                    r.bytes / scale,
+                    facecolor=fill,
+                    edgecolor=line,
+                    linewidth=edge,
+                    gid=f"item:{r.key}",
+                )
+            )
         for axis in (ax, low):
             axis.axhline(plan.bytes / scale, color=ARENA, linewidth=1.2)
             axis.axhline(plan.lower_bound / scale, color=BOUND, linestyle=(0, (6, 3)), linewidth=1.2)
@@ -253,15 +268,22 @@ def picture(step: Step, plan: ArenaPlan, fmt: str) -> bytes:
         low.yaxis.set_major_locator(MaxNLocator(nbins=3, **nice))
         most = peak(step, plan)
         if most is not None:
-            low.annotate(f"peak: launch {most.launch} ({most.kind}), {size(most.bytes)}",
-                         (most.launch + 0.5, most.bytes / scale), xytext=(6, -4), textcoords="offset points",
-                         ha="left" if most.launch < n / 2 else "right", va="top", fontsize=8,
-                         bbox={"boxstyle": "square,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
-                         arrowprops={"arrowstyle": "-", "color": LIVE, "linewidth": 0.6})
+            low.annotate(
+                f"peak: launch {most.launch} ({most.kind}), {size(most.bytes)}",
+                (most.launch + 0.5, most.bytes / scale),
+                xytext=(6, -4),
+                textcoords="offset points",
+                ha="left" if most.launch < n / 2 else "right",
+                va="top",
+                fontsize=8,
+                bbox={"boxstyle": "square,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+                arrowprops={"arrowstyle": "-", "color": LIVE, "linewidth": 0.6},
+            )
         low.set_xlim(0, max(n, 1))
         if n <= 64:
-            low.set_xticks([i + 0.5 for i in range(n)], [f"{i} {launch_kind(step, i)}" for i in range(n)],
-                           rotation=90, fontsize=7)
+            low.set_xticks(
+                [i + 0.5 for i in range(n)], [f"{i} {launch_kind(step, i)}" for i in range(n)], rotation=90, fontsize=7
+            )
             low.set_xlabel("launch (index and kind)")
         else:
             low.xaxis.set_major_locator(MaxNLocator(nbins=24, integer=True))
@@ -270,7 +292,8 @@ def picture(step: Step, plan: ArenaPlan, fmt: str) -> bytes:
         to_bound = ratio(plan)
         ax.set_title(
             f"@{step.name}: arena {size(plan.bytes)} ({plan.bytes:,} B), lower bound {size(plan.lower_bound)}"
-            + (f", ratio {to_bound:.3f}" if to_bound is not None else "") + f", algorithm {plan.algorithm}\n"
+            + (f", ratio {to_bound:.3f}" if to_bound is not None else "")
+            + f", algorithm {plan.algorithm}\n"
             f"{len(plan.arrays)} arrays and {len(plan.scratch)} scratch over {n} launches; "
             f"{size(no_reuse_bytes(plan))} without reuse",
             fontsize=11,
@@ -306,8 +329,15 @@ def _label(ax, canvas, step: Step, plan: ArenaPlan, scale: int) -> None:
         width, height = x1 - x0, y1 - y0
         if min(width, height) < fontsize * 1.5:
             continue
-        text = ax.text((r.start + r.stop) / 2, (r.offset + r.bytes / 2) / scale, "", ha="center", va="center",
-                       fontsize=fontsize, clip_on=True)
+        text = ax.text(
+            (r.start + r.stop) / 2,
+            (r.offset + r.bytes / 2) / scale,
+            "",
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            clip_on=True,
+        )
         if _fit(text, renderer, width, height, dict.fromkeys([r.label(step), r.name])):
             wanted -= 1
         else:

@@ -23,10 +23,10 @@ def plan(
     counters and the arrays kept outside; `time_limit` and `work` bound the search as in `placement.place`."""
     p = problem(step, align, qblock)
     buffers = [placement.Buffer(it.label, it.first, it.last + 1, it.bytes) for it in p.items]
-    result = placement.place(buffers, algorithm, alignment=align, time_limit=time_limit, work=work,
-                             progress=progress)
-    out = ArenaPlan(result.height, align, counters=p.counters, own=p.own, lower_bound=result.lower_bound,
-                    algorithm=result.algorithm)
+    result = placement.place(buffers, algorithm, alignment=align, time_limit=time_limit, work=work, progress=progress)
+    out = ArenaPlan(
+        result.height, align, counters=p.counters, own=p.own, lower_bound=result.lower_bound, algorithm=result.algorithm
+    )
     for it, offset in zip(p.items, result.offsets, strict=True):
         if it.tensor is not None:
             assert it.form is not None  # an array's item has both its tensor and its form

@@ -130,8 +130,9 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
         if d is None:
             problems.append(Problem(subject, f"{label}: launch {s.launch} asks for no such scratch"))
         elif d.counter:
-            problems.append(Problem(subject, f"{label}: a counter must keep a zeroed buffer of its own, not arena "
-                                             "bytes"))
+            problems.append(
+                Problem(subject, f"{label}: a counter must keep a zeroed buffer of its own, not arena bytes")
+            )
         elif s.bytes < d.bytes:
             problems.append(Problem(subject, f"{label}: {s.bytes} bytes, but the launch asks for {d.bytes}"))
         regions.append(_Region(label, subject, s.offset, s.offset + s.bytes, s.launch, s.launch))
@@ -142,26 +143,40 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
         if d.counter and (i, tag) not in counters:
             problems.append(Problem(("launch", i), f"{where}: counter '{tag}' has no zeroed buffer"))
         elif d.counter and counters[(i, tag)].bytes < d.bytes:
-            problems.append(Problem(("launch", i), f"{where}: counter '{tag}' of {counters[(i, tag)].bytes} bytes, "
-                                                   f"but the launch asks for {d.bytes}"))
+            problems.append(
+                Problem(
+                    ("launch", i),
+                    f"{where}: counter '{tag}' of {counters[(i, tag)].bytes} bytes, but the launch asks for {d.bytes}",
+                )
+            )
         if not d.counter and (i, tag) not in placed_scratch:
             problems.append(Problem(("launch", i), f"{where}: scratch '{tag}' is not placed"))
     for i, tag in counters:
         if (i, tag) not in declared or not declared[(i, tag)].counter:
-            problems.append(Problem(("launch", i), f"launch {i} ({step.launches[i].kind}): counter '{tag}' is not a "
-                                                   "counter the launch asks for"))
+            problems.append(
+                Problem(
+                    ("launch", i),
+                    f"launch {i} ({step.launches[i].kind}): counter '{tag}' is not a counter the launch asks for",
+                )
+            )
     for r in regions:
         if r.start % plan.align:
             problems.append(Problem(r.subject, f"{r.label}: offset {r.start} is not a multiple of {plan.align}"))
         if r.start < 0 or r.end > plan.bytes:
-            problems.append(Problem(r.subject, f"{r.label}: bytes [{r.start}, {r.end}) lie outside the arena of "
-                                               f"{plan.bytes}"))
+            problems.append(
+                Problem(r.subject, f"{r.label}: bytes [{r.start}, {r.end}) lie outside the arena of {plan.bytes}")
+            )
     has_place = {(a.tensor, a.form) for a in plan.arrays} | {(o.tensor, o.form) for o in plan.own}
     for (tensor, form), events in touches.items():
         if (tensor, form) not in has_place:
             i = events[0][0]
-            problems.append(Problem(("launch", i), f"launch {i} ({step.launches[i].kind}): '{tensor}' {form.value} "
-                                                   "has neither a place in the arena nor a buffer of its own"))
+            problems.append(
+                Problem(
+                    ("launch", i),
+                    f"launch {i} ({step.launches[i].kind}): '{tensor}' {form.value} "
+                    "has neither a place in the arena nor a buffer of its own",
+                )
+            )
     problems += _overlaps(regions)
     return problems
 
@@ -177,7 +192,12 @@ def _overlaps(regions: list[_Region]) -> list[Problem]:
         for _, _, o in live:
             if o.start < r.end and r.start < o.end:
                 a, b = sorted((o, r), key=lambda x: (x.start, x.first))
-                out.append(Problem(r.subject, f"{a.label} [{a.start}, {a.end}) live {a.first}-{a.last} overlaps "
-                                              f"{b.label} [{b.start}, {b.end}) live {b.first}-{b.last}"))
+                out.append(
+                    Problem(
+                        r.subject,
+                        f"{a.label} [{a.start}, {a.end}) live {a.first}-{a.last} overlaps "
+                        f"{b.label} [{b.start}, {b.end}) live {b.first}-{b.last}",
+                    )
+                )
         heapq.heappush(live, (r.last, k, r))
     return out

@@ -69,8 +69,17 @@ class ArenaPlan:
             "arena_bytes": self.bytes,
             "lower_bound": self.lower_bound,
             "algorithm": self.algorithm,
-            "arrays": [{"tensor": a.tensor, "form": a.form.value, "offset": a.offset, "bytes": a.bytes,
-                        "first": a.first, "last": a.last} for a in self.arrays],
+            "arrays": [
+                {
+                    "tensor": a.tensor,
+                    "form": a.form.value,
+                    "offset": a.offset,
+                    "bytes": a.bytes,
+                    "first": a.first,
+                    "last": a.last,
+                }
+                for a in self.arrays
+            ],
             "scratch": [{"launch": s.launch, "tag": s.tag, "offset": s.offset, "bytes": s.bytes} for s in self.scratch],
             "counters": [{"launch": c.launch, "tag": c.tag, "bytes": c.bytes} for c in self.counters],
             "own": [{"tensor": o.tensor, "form": o.form.value, "bytes": o.bytes, "reason": o.reason} for o in self.own],

@@ -46,8 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bug of ours: one line, and the traceback on --debug
         if args.debug:
             raise
-        print(f"lanearena {args.command}: internal error: {type(e).__name__}: {e} (--debug shows the traceback)",
-              file=sys.stderr)
+        print(
+            f"lanearena {args.command}: internal error: {type(e).__name__}: {e} (--debug shows the traceback)",
+            file=sys.stderr,
+        )
         return 70
 
 

@@ -23,8 +23,16 @@ def work(text: str) -> int:
 
 def add_flags(p: argparse.ArgumentParser) -> None:
     """Adds `--work` and `--time-limit` to `p`."""
-    p.add_argument("--work", type=work, default=None,
-                   help="work of the default algorithm's search (counted, so the result does not depend on the "
-                   "machine; default 8000000 when no --time-limit is given)")
-    p.add_argument("--time-limit", type=options.cli_seconds, default=None,
-                   help="seconds the whole placement may take at most (default: none)")
+    p.add_argument(
+        "--work",
+        type=work,
+        default=None,
+        help="work of the default algorithm's search (counted, so the result does not depend on the "
+        "machine; default 8000000 when no --time-limit is given)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=options.cli_seconds,
+        default=None,
+        help="seconds the whole placement may take at most (default: none)",
+    )

@@ -22,8 +22,14 @@ def register(subparsers) -> None:
     )
     p.add_argument("config", nargs="?", default="tiny", help="a shipped config's name or a JSON file (default: tiny)")
     p.add_argument("-o", "--output", help="the .mlir file to write (default: standard output)")
-    p.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
-                   help="change one key of the config (repeatable), e.g. --set rows=8")
+    p.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change one key of the config (repeatable), e.g. --set rows=8",
+    )
     p.set_defaults(func=run)
 
 

@@ -13,8 +13,12 @@ def register(sub) -> None:
     p = sub.add_parser("compile", help="lower a step to a Python module launching PTX kernels (lane-pycuda)")
     p.add_argument("input", help="a .mlir file holding one lane.step, placed or not")
     p.add_argument("-o", "--output", help="the .py file to write (default: stdout)")
-    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS,
-                   help="the placement, where the step is not placed yet")
+    p.add_argument(
+        "--algorithm",
+        default="best",
+        choices=placement.ALGORITHMS,
+        help="the placement, where the step is not placed yet",
+    )
     p.set_defaults(func=run)
 
 

@@ -45,8 +45,11 @@ def run(args) -> int:
     for step_op in steps(module):
         a = alloc_of(step_op)
         assert a is not None  # api.place has placed every step (or found it placed)
-        print(f"@{step_op.sym_name.data}: arena_bytes={a.nbytes.value.data} lower_bound={a.lower_bound.value.data} "
-              f"algorithm={a.algorithm.data}", file=sys.stderr)
+        print(
+            f"@{step_op.sym_name.data}: arena_bytes={a.nbytes.value.data} lower_bound={a.lower_bound.value.data} "
+            f"algorithm={a.algorithm.data}",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -56,8 +59,14 @@ def placement_json(records: list[dict]) -> str:
     lines = ["["]
     for k, r in enumerate(records):
         lines.append("  {")
-        lines.append("    " + ", ".join(f"{json.dumps(key)}: {json.dumps(r[key])}"
-                                        for key in ("step", "arena_bytes", "lower_bound", "algorithm")) + ",")
+        lines.append(
+            "    "
+            + ", ".join(
+                f"{json.dumps(key)}: {json.dumps(r[key])}"
+                for key in ("step", "arena_bytes", "lower_bound", "algorithm")
+            )
+            + ","
+        )
         lists = ("arrays", "scratch", "counters", "own")
         for key in lists:
             end = "," if key != lists[-1] else ""

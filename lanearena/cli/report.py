@@ -19,14 +19,18 @@ def register(sub) -> None:
         "report",
         help="print a step's arena as a table and draw it (launches along x, arena bytes along y)",
         description="Prints each step's arena (its size, lower bound, bytes without reuse, peak launch, largest "
-                    "items, buffers kept outside) and, with -o, draws it as SVG or PNG (needs matplotlib: "
-                    "pip install -e '.[plot]').",
+        "items, buffers kept outside) and, with -o, draws it as SVG or PNG (needs matplotlib: "
+        "pip install -e '.[plot]').",
     )
     p.add_argument("input", help="a .mlir file holding lane.step ops, placed or not")
     p.add_argument("-o", "--output", metavar="FILE", help="the picture to write: a .svg or .png file")
     p.add_argument("--step", help="the step to report, by name (needed with -o where the file holds several)")
-    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS,
-                   help="the placement, where the step is not placed yet")
+    p.add_argument(
+        "--algorithm",
+        default="best",
+        choices=placement.ALGORITHMS,
+        help="the placement, where the step is not placed yet",
+    )
     add_flags(p)
     p.set_defaults(func=run)
 

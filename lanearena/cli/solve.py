@@ -28,8 +28,15 @@ def run(args) -> int:
     show = Progress(args.quiet)
     show(f"placing {len(buffers)} buffers")
     try:
-        result = placement.place(buffers, args.algorithm, alignment=args.alignment, time_limit=args.time_limit,
-                                 work=args.work, capacity=args.capacity, progress=show)
+        result = placement.place(
+            buffers,
+            args.algorithm,
+            alignment=args.alignment,
+            time_limit=args.time_limit,
+            work=args.work,
+            capacity=args.capacity,
+            progress=show,
+        )
     except placement.PlacementError as e:
         raise UserError(f"{args.input}: {e}") from None
     finally:

@@ -88,8 +88,12 @@ class AllocOp(IRDLOperation):
 
     def __init__(self, nbytes: int, align: int, lower_bound: int, algorithm: str):
         super().__init__(
-            properties={"bytes": i64(nbytes), "align": i64(align), "lower_bound": i64(lower_bound),
-                        "algorithm": StringAttr(algorithm)},
+            properties={
+                "bytes": i64(nbytes),
+                "align": i64(align),
+                "lower_bound": i64(lower_bound),
+                "algorithm": StringAttr(algorithm),
+            },
             result_types=[BufferType()],
         )
         self.result.name_hint = "arena"
@@ -114,14 +118,25 @@ class TensorOp(ComputedDef):
     quant = opt_prop_def(IntegerAttr[I64])
     traits = traits_def(Pure())
 
-    def __init__(self, tensor: str, arena: SSAValue, type: TensorType, forms: Sequence[str],
-                 offsets: Mapping[Form, int], own: Mapping[str, Attribute] | None = None):
+    def __init__(
+        self,
+        tensor: str,
+        arena: SSAValue,
+        type: TensorType,
+        forms: Sequence[str],
+        offsets: Mapping[Form, int],
+        own: Mapping[str, Attribute] | None = None,
+    ):
         IRDLOperation.__init__(
             self,
             operands=[arena],
             result_types=[type],
-            properties={"tensor": StringAttr(tensor), "forms": form_attrs(forms),
-                        **{f.value: i64(offsets[f]) for f in Form if f in offsets}, **(own or {})},
+            properties={
+                "tensor": StringAttr(tensor),
+                "forms": form_attrs(forms),
+                **{f.value: i64(offsets[f]) for f in Form if f in offsets},
+                **(own or {}),
+            },
         )
 
     @property
@@ -165,12 +180,15 @@ class TensorOp(ComputedDef):
         _on_the_arena(self, self.arena)
         offsets = self.offsets
         if not offsets:
-            raise VerifyException(f"arena.tensor '{self.tensor_name}': no array at an offset (a tensor none of whose "
-                                  "arrays is placed is a lane.tensor)")
+            raise VerifyException(
+                f"arena.tensor '{self.tensor_name}': no array at an offset (a tensor none of whose "
+                "arrays is placed is a lane.tensor)"
+            )
         for form, offset in offsets.items():
             if offset < 0:
-                raise VerifyException(f"arena.tensor '{self.tensor_name}': {form.value}({offset}), an offset must not "
-                                      "be negative")
+                raise VerifyException(
+                    f"arena.tensor '{self.tensor_name}': {form.value}({offset}), an offset must not be negative"
+                )
             if form.value not in self.forms:
                 raise VerifyException(
                     f"arena.tensor '{self.tensor_name}' {form.value}: the tensor is not allocated in that form (its "
@@ -179,8 +197,9 @@ class TensorOp(ComputedDef):
             if form in self.own:
                 raise VerifyException(f"arena.tensor '{self.tensor_name}' {form.value}: placed, and own too")
             if form is Form.QUANT and step_numerics(self) is Numerics.F32:
-                raise VerifyException(f"arena.tensor '{self.tensor_name}' quant: no array is quantized under f32 "
-                                      "numerics")
+                raise VerifyException(
+                    f"arena.tensor '{self.tensor_name}' quant: no array is quantized under f32 numerics"
+                )
 
 
 def _parse_bytes(parser: Parser) -> int:
@@ -205,8 +224,9 @@ class _Buffer(IRDLOperation):
         if not self.tag.data:
             raise VerifyException(f"{self.name}: needs a tag")
         if self.nbytes.value.data <= 0:
-            raise VerifyException(f"{self.name} \"{self.tag.data}\": bytes must be positive, not "
-                                  f"{self.nbytes.value.data}")
+            raise VerifyException(
+                f'{self.name} "{self.tag.data}": bytes must be positive, not {self.nbytes.value.data}'
+            )
 
 
 @located_op
@@ -221,8 +241,11 @@ class ScratchOp(_Buffer):
     traits = traits_def(Pure())
 
     def __init__(self, tag: str, arena: SSAValue, offset: int, nbytes: int):
-        super().__init__(operands=[arena], result_types=[BufferType()],
-                         properties={"tag": StringAttr(tag), "offset": i64(offset), "bytes": i64(nbytes)})
+        super().__init__(
+            operands=[arena],
+            result_types=[BufferType()],
+            properties={"tag": StringAttr(tag), "offset": i64(offset), "bytes": i64(nbytes)},
+        )
         _named(self.result, tag)
 
     @classmethod

@@ -44,8 +44,9 @@ def _rows(op: KernelOp, x: TensorDef, k: int, what: str) -> int:
 
 def _blocks(op: KernelOp, k: int, what: str) -> None:
     if k % QBLOCK:
-        raise _shape_error(op, f"{what} of {k} values is not a whole number of {QBLOCK}-value blocks, as a "
-                           "quantized product needs")
+        raise _shape_error(
+            op, f"{what} of {k} values is not a whole number of {QBLOCK}-value blocks, as a quantized product needs"
+        )
 
 
 def _out_length(op: KernelOp, out: TensorDef, want: int, why: str) -> None:
@@ -73,8 +74,11 @@ def _check_norm(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, gain, out = t["x"], t["gain"], t["out"]
     d = _len(gain)
     if _len(x) % d:
-        raise _shape_error(op, f"gain '{gain.tensor_name}' of {d} values does not divide x '{x.tensor_name}' of "
-                           f"{_len(x)} values into rows")
+        raise _shape_error(
+            op,
+            f"gain '{gain.tensor_name}' of {d} values does not divide x '{x.tensor_name}' of "
+            f"{_len(x)} values into rows",
+        )
     _out_length(op, out, _len(x), f"{_len(x) // d} rows of {d} values")
     forms = next((fs for v, fs in op.writes() if v is out.result), ())
     if Form.QUANT.value in forms and d % QBLOCK:
@@ -115,24 +119,32 @@ def _check_rope(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     pos, x = t["pos"], t["x"]
     heads, rows = p["heads"], _len(pos)
     if _len(x) % (rows * heads) or (_len(x) // (rows * heads)) % 2:
-        raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not {rows} rows (positions) of "
-                           f"{heads} heads of an even size")
+        raise _shape_error(
+            op,
+            f"x '{x.tensor_name}' of {_len(x)} values is not {rows} rows (positions) of {heads} heads of an even size",
+        )
     rotary = p.get("rotary", 0)
     if rotary % 2 or rotary > _len(x) // (rows * heads):
-        raise _shape_error(op, f"rotary {rotary} is not an even count of at most a head's "
-                           f"{_len(x) // (rows * heads)} values")
+        raise _shape_error(
+            op, f"rotary {rotary} is not an even count of at most a head's {_len(x) // (rows * heads)} values"
+        )
 
 
 def _check_kv_store(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     k, v, pos, kc, vc = (t[n] for n in ("k", "v", "pos", "k_cache", "v_cache"))
     if _dims(vc) != _dims(kc) or len(_dims(kc)) < 2:
-        raise _shape_error(op, f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are "
-                           "not two caches [length, width] of one shape")
+        raise _shape_error(
+            op,
+            f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are "
+            "not two caches [length, width] of one shape",
+        )
     width = _len(kc) // _dims(kc)[0]
     for new in (k, v):
         if _len(new) != _len(pos) * width:
-            raise _shape_error(op, f"'{new.tensor_name}' of {_len(new)} values is not {_len(pos)} rows "
-                               f"(positions) of the caches' {width}")
+            raise _shape_error(
+                op,
+                f"'{new.tensor_name}' of {_len(new)} values is not {_len(pos)} rows (positions) of the caches' {width}",
+            )
 
 
 def _check_attention(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
@@ -140,14 +152,16 @@ def _check_attention(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     heads, kv_heads = p["heads"], p["kv_heads"]
     width = _dims(q)[-1]
     if width % heads or _len(q) != _len(pos) * width:
-        raise _shape_error(op, f"q '{q.tensor_name}' {_dims(q)} is not {_len(pos)} rows (positions) of "
-                           f"{heads} heads")
+        raise _shape_error(op, f"q '{q.tensor_name}' {_dims(q)} is not {_len(pos)} rows (positions) of {heads} heads")
     if heads % kv_heads:
         raise _shape_error(op, f"kv_heads {kv_heads} do not divide heads {heads}")
     hd = width // heads
     if _dims(vc) != _dims(kc) or _len(kc) != _dims(kc)[0] * kv_heads * hd:
-        raise _shape_error(op, f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are not "
-                           f"[length, {kv_heads} kv heads of {hd}] both")
+        raise _shape_error(
+            op,
+            f"caches '{kc.tensor_name}' {_dims(kc)} and '{vc.tensor_name}' {_dims(vc)} are not "
+            f"[length, {kv_heads} kv heads of {hd}] both",
+        )
     _out_length(op, out, _len(q), f"the {_len(q)} values of q")
 
 
@@ -176,8 +190,11 @@ def _check_moe(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
 def _check_binary(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     a, b, out = t["a"], t["b"], t["out"]
     if not _len(a) == _len(b) == _len(out):
-        raise _shape_error(op, f"a '{a.tensor_name}', b '{b.tensor_name}' and out '{out.tensor_name}' hold "
-                           f"{_len(a)}, {_len(b)} and {_len(out)} values, not one length")
+        raise _shape_error(
+            op,
+            f"a '{a.tensor_name}', b '{b.tensor_name}' and out '{out.tensor_name}' hold "
+            f"{_len(a)}, {_len(b)} and {_len(out)} values, not one length",
+        )
 
 
 def _check_argmax(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
@@ -222,8 +239,11 @@ def _check_moe_shared(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
             raise _shape_error(op, f"{operand} '{t[operand].tensor_name}' is {_dims(t[operand])}, not {shape}")
     rows, f = _len(t["x"]) // d, _dims(t["w_gate"])[1]
     if rows > 1 and fs > p["topk"] * f:
-        raise _shape_error(op, f"a chunk's shared expert of {fs} values a row does not fit the {p['topk']} x {f} "
-                           "of its choices' hidden rows, where it is made")
+        raise _shape_error(
+            op,
+            f"a chunk's shared expert of {fs} values a row does not fit the {p['topk']} x {f} "
+            "of its choices' hidden rows, where it is made",
+        )
 
 
 def _check_mixture_flags(op: KernelOp, p: dict) -> None:
@@ -235,11 +255,15 @@ def _check_conv(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     x, w, state, out = t["x"], t["w"], t["state"], t["out"]
     ch, width = _matrix(op, w, "w")
     if _len(x) % ch or width < 2:
-        raise _shape_error(op, f"x '{x.tensor_name}' of {_len(x)} values is not rows of w's {ch} channels, or the "
-                           f"kernel's {width} taps are fewer than 2")
+        raise _shape_error(
+            op,
+            f"x '{x.tensor_name}' of {_len(x)} values is not rows of w's {ch} channels, or the "
+            f"kernel's {width} taps are fewer than 2",
+        )
     if _dims(state) != (width - 1, ch):
-        raise _shape_error(op, f"state '{state.tensor_name}' is {_dims(state)}, not the last {width - 1} rows of "
-                           f"{ch} channels")
+        raise _shape_error(
+            op, f"state '{state.tensor_name}' is {_dims(state)}, not the last {width - 1} rows of {ch} channels"
+        )
     _out_length(op, out, _len(x), f"the {_len(x)} values of x")
 
 
@@ -254,12 +278,21 @@ def _check_delta(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     if _len(z) % (hv * d):
         raise _shape_error(op, f"z '{z.tensor_name}' of {_len(z)} values is not rows of {hv} heads of {d}")
     rows = _len(z) // (hv * d)
-    wants = {"qkv": (qkv, rows * (2 * hk + hv) * d), "ab": (ab, rows * 2 * hv), "a_log": (t["a_log"], hv),
-             "dt_bias": (t["dt_bias"], hv), "gain": (t["gain"], d), "out": (out, rows * hv * d)}
+    wants = {
+        "qkv": (qkv, rows * (2 * hk + hv) * d),
+        "ab": (ab, rows * 2 * hv),
+        "a_log": (t["a_log"], hv),
+        "dt_bias": (t["dt_bias"], hv),
+        "gain": (t["gain"], d),
+        "out": (out, rows * hv * d),
+    }
     for operand, (tensor, n) in wants.items():
         if _len(tensor) != n:
-            raise _shape_error(op, f"{operand} '{tensor.tensor_name}' holds {_len(tensor)} values, but {rows} rows "
-                               f"of {hk} key and {hv} value heads of {d} make {n}")
+            raise _shape_error(
+                op,
+                f"{operand} '{tensor.tensor_name}' holds {_len(tensor)} values, but {rows} rows "
+                f"of {hk} key and {hv} value heads of {d} make {n}",
+            )
     if Form.QUANT.value in dict(op.writes()).get(out.result, ()) and d % QBLOCK:
         raise _shape_error(op, f"heads of {d} values cannot be quantized in {QBLOCK}-value blocks")
 
@@ -275,9 +308,12 @@ def _check_gemv_rope(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:
     rows = _len(t["out"]) // n
     turned = p["heads"] + p["kv_heads"]
     if rows != _len(t["pos"]) or n % (turned + p["kv_heads"]) or (n // (turned + p["kv_heads"])) % 2:
-        raise _shape_error(op, f"out '{t['out'].tensor_name}' of {rows} rows of {n} values is not {_len(t['pos'])} "
-                           f"rows (positions) of q, k and v heads of an even size ({p['heads']}, {p['kv_heads']} "
-                           f"and {p['kv_heads']} heads)")
+        raise _shape_error(
+            op,
+            f"out '{t['out'].tensor_name}' of {rows} rows of {n} values is not {_len(t['pos'])} "
+            f"rows (positions) of q, k and v heads of an even size ({p['heads']}, {p['kv_heads']} "
+            f"and {p['kv_heads']} heads)",
+        )
 
 
 def _check_gemv_norm(op: KernelOp, t: dict[str, TensorDef], p: dict) -> None:

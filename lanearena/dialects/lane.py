@@ -47,9 +47,29 @@ from lanearena.dialects.located import error_at, located_op
 from lanearena.model import Form, Numerics
 
 __all__ = [
-    "ELEMENTS", "KERNEL_OPS", "LANE", "ComputedDef", "FormAttr", "GenericLaunchOp", "InputOp", "KernelOp", "LaunchOp",
-    "NumericsAttr", "OutputOp", "PartAttr", "ScratchAttr", "StateOp", "StepOp", "TensorDef", "TensorOp", "TensorType",
-    "ViewOp", "WeightOp", "WriteAttr", "WriteKind", "tensor_def",
+    "ELEMENTS",
+    "KERNEL_OPS",
+    "LANE",
+    "ComputedDef",
+    "FormAttr",
+    "GenericLaunchOp",
+    "InputOp",
+    "KernelOp",
+    "LaunchOp",
+    "NumericsAttr",
+    "OutputOp",
+    "PartAttr",
+    "ScratchAttr",
+    "StateOp",
+    "StepOp",
+    "TensorDef",
+    "TensorOp",
+    "TensorType",
+    "ViewOp",
+    "WeightOp",
+    "WriteAttr",
+    "WriteKind",
+    "tensor_def",
 ]
 
 
@@ -72,8 +92,9 @@ class StepOp(IRDLOperation):
     traits = traits_def(NoTerminator(), IsolatedFromAbove(), SymbolOpInterface())
 
     def __init__(self, name: str, numerics: str, body: Region):
-        super().__init__(properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))},
-                         regions=[body])
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))}, regions=[body]
+        )
 
     @property
     def step_numerics(self) -> Numerics:
@@ -85,8 +106,9 @@ class StepOp(IRDLOperation):
         if block.args:
             raise VerifyException(f"{step}: its body takes no arguments; tensors are defined by lane ops")
         if not isinstance(block.last_op, OutputOp):
-            raise VerifyException(f"{step}: its body ends with lane.output (the step's terminator), even with no "
-                                  "tensors to hand back")
+            raise VerifyException(
+                f"{step}: its body ends with lane.output (the step's terminator), even with no tensors to hand back"
+            )
         names: dict[str, TensorDef] = {}
         defined: set[SSAValue] = set()
         for op in block.ops:
@@ -160,8 +182,11 @@ def _verify_arena(step: str, block) -> None:
         if isinstance(op, (arena.ScratchOp, arena.CounterOp)):
             users = [u.operation for u in op.result.uses]
             if len(users) != 1 or not isinstance(users[0], LaunchOp):
-                raise error_at(op, f"{op.name} \"{op.tag.data}\": taken by {len(users)} ops, but a scratch or "
-                               "counter buffer is one launch's")
+                raise error_at(
+                    op,
+                    f'{op.name} "{op.tag.data}": taken by {len(users)} ops, but a scratch or '
+                    "counter buffer is one launch's",
+                )
         elif isinstance(op, LaunchOp) and op.buffers:
             owners = [b.owner for b in op.buffers]
             buffers = [o for o in owners if isinstance(o, (arena.ScratchOp, arena.CounterOp))]
@@ -177,4 +202,3 @@ LANE = Dialect(
     [InputOp, WeightOp, StateOp, TensorOp, ViewOp, OutputOp, GenericLaunchOp, StepOp, *KERNEL_OPS.values()],
     [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr],
 )
-

@@ -120,16 +120,16 @@ class LaunchOp(IRDLOperation):
         return [(v, f.data.value) for v, f in zip(self.ins, self.in_forms.data, strict=True)]
 
     def writes(self) -> list[tuple[SSAValue, tuple[str, ...]]]:
-        return [(v, tuple(f.data.value for f in fs.data))
-                for v, fs in zip(self.outs, self.out_forms.data, strict=True)]
+        return [(v, tuple(f.data.value for f in fs.data)) for v, fs in zip(self.outs, self.out_forms.data, strict=True)]
 
     def with_buffers(self, buffers: Sequence[SSAValue]) -> LaunchOp:
         """This launch, taking `buffers` as its scratch and counters (a new op: the operands are fixed)."""
         op = self.clone_without_regions()
         op.location = self.location
         op.operands = [*self.ins, *self.outs, *buffers]
-        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(self.ins), len(self.outs),
-                                                                             len(buffers)])
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(
+            i32, [len(self.ins), len(self.outs), len(buffers)]
+        )
         return op
 
     def _print_buffers(self, printer: Printer) -> None:
@@ -167,8 +167,10 @@ class LaunchOp(IRDLOperation):
             _check_form(self, v, forms, "writes")
             owner = v.owner
             if isinstance(owner, (InputOp, WeightOp)):
-                raise VerifyException(f"{self.name} writes {owner.ROLE} '{owner.tensor_name}': only the step's "
-                                      "computed tensors and state are written")
+                raise VerifyException(
+                    f"{self.name} writes {owner.ROLE} '{owner.tensor_name}': only the step's "
+                    "computed tensors and state are written"
+                )
 
 
 def _check_form(op: IRDLOperation, v: SSAValue, forms: Sequence[str], what: str) -> None:
@@ -176,8 +178,9 @@ def _check_form(op: IRDLOperation, v: SSAValue, forms: Sequence[str], what: str)
     if not isinstance(owner, TensorDef):
         raise VerifyException(f"{op.name} {what} a value that no lane tensor op defines")
     if not forms or len(set(forms)) != len(forms):
-        raise VerifyException(f"{op.name} {what} '{owner.tensor_name}' in forms ({', '.join(forms)}): name each "
-                              "form once")
+        raise VerifyException(
+            f"{op.name} {what} '{owner.tensor_name}' in forms ({', '.join(forms)}): name each form once"
+        )
     for f in forms:
         if f not in FORMS:
             raise VerifyException(f"{op.name}: unknown form '{f}'")
@@ -558,9 +561,29 @@ class MoeAddNormOp(KernelOp):
 KERNEL_OPS: dict[str, type[KernelOp]] = {
     op.KIND.name: op
     for op in (
-        GatherOp, NormOp, QuantizeOp, GemvOp, GluOp, GemmTcOp, GluTcOp, RopeOp, KvStoreOp, AttentionOp,
-        AttentionSharedOp, AttentionI8x2Op, MoeOp, MoeSharedOp, BinaryOp, ArgmaxOp, ConvOp, DeltaOp, GatherNormOp,
-        GemvRopeOp, GemvNormOp, MoeAddOp, MoeAddNormOp,
+        GatherOp,
+        NormOp,
+        QuantizeOp,
+        GemvOp,
+        GluOp,
+        GemmTcOp,
+        GluTcOp,
+        RopeOp,
+        KvStoreOp,
+        AttentionOp,
+        AttentionSharedOp,
+        AttentionI8x2Op,
+        MoeOp,
+        MoeSharedOp,
+        BinaryOp,
+        ArgmaxOp,
+        ConvOp,
+        DeltaOp,
+        GatherNormOp,
+        GemvRopeOp,
+        GemvNormOp,
+        MoeAddOp,
+        MoeAddNormOp,
     )
 }
 """The kernel op of each kind, by kind name."""
@@ -656,8 +679,13 @@ class GenericLaunchOp(LaunchOp):
                 break
             forms = parse_optional_forms(parser)
             how = parser.parse_keyword_in(("whole", "other", "part"), " (how the launch writes it)")
-            outs.append((value, forms, PartAttr.new(PartAttr.parse_parameters(parser))
-                         if how == "part" else WriteAttr(WriteKind(how))))
+            outs.append(
+                (
+                    value,
+                    forms,
+                    PartAttr.new(PartAttr.parse_parameters(parser)) if how == "part" else WriteAttr(WriteKind(how)),
+                )
+            )
             if parser.parse_optional_punctuation(",") is None:
                 break
         scratch: list[ScratchAttr] = []
@@ -701,11 +729,12 @@ class GenericLaunchOp(LaunchOp):
             raise VerifyException("lane.launch: the kernel needs a name")
         self._verify_touches()
         if len(self.out_how.data) != len(self.outs):
-            raise VerifyException(f"lane.launch \"{self.kernel.data}\": one write kind per written operand")
+            raise VerifyException(f'lane.launch "{self.kernel.data}": one write kind per written operand')
         for v, how in zip(self.outs, self.out_how.data, strict=True):  # the lengths are checked just above
             if not isinstance(how, (PartAttr, WriteAttr)):
-                raise VerifyException(f"lane.launch \"{self.kernel.data}\": a write is whole, other, or a "
-                                      "part<pitch, start, width>")
+                raise VerifyException(
+                    f'lane.launch "{self.kernel.data}": a write is whole, other, or a part<pitch, start, width>'
+                )
             n = _length(tensor_type(v))
             if isinstance(how, PartAttr) and n % how.pitch.data:
                 raise VerifyException(
@@ -714,7 +743,7 @@ class GenericLaunchOp(LaunchOp):
                 )
         tags = [s.tag.data for s in self.scratch.data]
         if len(set(tags)) != len(tags):
-            raise VerifyException(f"lane.launch \"{self.kernel.data}\": scratch tags must be distinct")
+            raise VerifyException(f'lane.launch "{self.kernel.data}": scratch tags must be distinct')
 
 
 def parse_buffers(parser: Parser, opened: bool = False) -> list[SSAValue]:

@@ -183,7 +183,6 @@ class TensorDef(IRDLOperation):
                 f"last dimension, which is {t.dims[-1]}"
             )
 
-
     def _verify_own(self) -> None:
         role = "view" if isinstance(self, ViewOp) else self.ROLE
         for form, reason in self.own.items():
@@ -349,8 +348,13 @@ class TensorOp(ComputedDef):
 
     name = "lane.tensor"
 
-    def __init__(self, tensor: str, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,),
-                 own: dict[str, Attribute] | None = None):
+    def __init__(
+        self,
+        tensor: str,
+        type: TensorType,
+        forms: Sequence[str] = (Form.PLAIN.value,),
+        own: dict[str, Attribute] | None = None,
+    ):
         super().__init__(tensor, type, {"forms": form_attrs(forms), **(own or {})})
 
     @classmethod
@@ -401,15 +405,24 @@ class ViewOp(ComputedDef):
     traits = traits_def(Pure())
 
     def __init__(
-        self, tensor: str, source: SSAValue, offset: int, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,),
+        self,
+        tensor: str,
+        source: SSAValue,
+        offset: int,
+        type: TensorType,
+        forms: Sequence[str] = (Form.PLAIN.value,),
         own: dict[str, Attribute] | None = None,
     ):
         IRDLOperation.__init__(
             self,
             operands=[source],
             result_types=[type],
-            properties={"tensor": StringAttr(tensor), "offset": IntegerAttr(offset, 64), "forms": form_attrs(forms),
-                        **(own or {})},
+            properties={
+                "tensor": StringAttr(tensor),
+                "offset": IntegerAttr(offset, 64),
+                "forms": form_attrs(forms),
+                **(own or {}),
+            },
         )
 
     @property

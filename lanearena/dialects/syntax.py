@@ -16,6 +16,7 @@ from lanearena.model import Form
 
 FORMS = tuple(f.value for f in Form)
 
+
 def parse_optional_str(parser: BaseParser) -> str | None:
     """A string literal, or None where none follows. xDSL 0.75's printer writes every character beyond ASCII as
     UTF-8 byte escapes (`"\\C3\\A9"`), which its lexer then calls a bytes literal: those are taken back here, as the
@@ -55,9 +56,7 @@ def parse_optional_value(parser: Parser) -> SSAValue | None:
         return None
     values = parser.ssa_values.get(operand.operand_name)
     if values is None or operand.index >= len(values):
-        parser.raise_error(
-            f"unknown tensor '%{operand.operand_name}': no op before this one defines it", operand.span
-        )
+        parser.raise_error(f"unknown tensor '%{operand.operand_name}': no op before this one defines it", operand.span)
     return values[operand.index]
 
 

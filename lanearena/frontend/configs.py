@@ -17,11 +17,26 @@ from lanearena.frontend.decoder import FIELD_TYPES, ConfigError, DecoderConfig
 
 # Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
 _TINY: dict[str, Any] = dict(
-    layers=2, hidden=128, heads=4, kv_heads=2, head_dim=32, vocab=512, max_len=64, numerics="int8", split=2,
+    layers=2,
+    hidden=128,
+    heads=4,
+    kv_heads=2,
+    head_dim=32,
+    vocab=512,
+    max_len=64,
+    numerics="int8",
+    split=2,
     attn_splits=2,
 )
 _QWEN3: dict[str, Any] = dict(
-    head_dim=128, vocab=151936, max_len=4096, numerics="int8", split=4, attn_splits=8, qk_norm=True, norm_eps=1e-6,
+    head_dim=128,
+    vocab=151936,
+    max_len=4096,
+    numerics="int8",
+    split=4,
+    attn_splits=8,
+    qk_norm=True,
+    norm_eps=1e-6,
     rope_theta=1e6,
 )
 
@@ -31,10 +46,12 @@ CONFIGS: dict[str, DecoderConfig] = {
         DecoderConfig("tiny", ffn=256, **_TINY),
         DecoderConfig("tiny-moe", experts=4, topk=2, expert_ffn=64, **_TINY),
         DecoderConfig("tiny-prefill", ffn=256, rows=4, **_TINY),
-        DecoderConfig("qwen3-0.6b", layers=28, hidden=1024, heads=16, kv_heads=8, ffn=3072, tie_embeddings=True,
-                      **_QWEN3),
-        DecoderConfig("qwen3-30b-a3b", layers=48, hidden=2048, heads=32, kv_heads=4, experts=128, topk=8,
-                      expert_ffn=768, **_QWEN3),
+        DecoderConfig(
+            "qwen3-0.6b", layers=28, hidden=1024, heads=16, kv_heads=8, ffn=3072, tie_embeddings=True, **_QWEN3
+        ),
+        DecoderConfig(
+            "qwen3-30b-a3b", layers=48, hidden=2048, heads=32, kv_heads=4, experts=128, topk=8, expert_ffn=768, **_QWEN3
+        ),
     )
 }
 """The shipped configs by name: tiny ones for tests and `lanearena run`, and Qwen3's shapes."""
@@ -145,12 +162,30 @@ HF_KEYS = {
 }
 """Hugging Face config keys and the decoder config key each is."""
 
-HF_IGNORED = frozenset({
-    "architectures", "model_type", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype",
-    "transformers_version", "initializer_range", "attention_dropout", "use_cache", "router_aux_loss_coef",
-    "output_router_logits", "max_window_layers", "sliding_window", "layer_types", "intermediate_size",
-    "linear_key_head_dim", "linear_value_head_dim", "partial_rotary_factor",
-})
+HF_IGNORED = frozenset(
+    {
+        "architectures",
+        "model_type",
+        "bos_token_id",
+        "eos_token_id",
+        "pad_token_id",
+        "torch_dtype",
+        "dtype",
+        "transformers_version",
+        "initializer_range",
+        "attention_dropout",
+        "use_cache",
+        "router_aux_loss_coef",
+        "output_router_logits",
+        "max_window_layers",
+        "sliding_window",
+        "layer_types",
+        "intermediate_size",
+        "linear_key_head_dim",
+        "linear_value_head_dim",
+        "partial_rotary_factor",
+    }
+)
 """Keys that do not shape the step (token ids, training settings, the weights' type), or that are read apart."""
 
 HF_ONLY = {
@@ -171,8 +206,11 @@ def hugging_face(values: dict, origin) -> tuple[dict, dict[str, str]]:
     model is a ConfigError that names it. Keys of lanearena's own (numerics, split, ...) may be given beside."""
     model_type = values.get("model_type")
     if model_type not in HF_MODEL_TYPES:
-        raise ConfigError(f"{origin('model_type')}: model_type {model_type!r} is not one lanearena reads "
-                          f"({', '.join(HF_MODEL_TYPES)})", "model_type")
+        raise ConfigError(
+            f"{origin('model_type')}: model_type {model_type!r} is not one lanearena reads "
+            f"({', '.join(HF_MODEL_TYPES)})",
+            "model_type",
+        )
     out = {"numerics": "int8", "split": 4, "attn_splits": 8, "qk_norm": True, "_model_type": model_type}
     names: dict[str, str] = {}
 
@@ -186,8 +224,11 @@ def hugging_face(values: dict, origin) -> tuple[dict, dict[str, str]]:
         elif hf in HF_ONLY:
             want, why = HF_ONLY[hf]
             if value != want:
-                raise ConfigError(f"{origin(hf)}: {hf} {value!r} cannot be modeled: lanearena's decoder takes "
-                                  f"{json.dumps(want)} ({why})", hf)
+                raise ConfigError(
+                    f"{origin(hf)}: {hf} {value!r} cannot be modeled: lanearena's decoder takes "
+                    f"{json.dumps(want)} ({why})",
+                    hf,
+                )
         elif hf in FIELD_TYPES and hf != "name":
             put(hf, value, hf)
         elif hf not in HF_IGNORED:
@@ -200,9 +241,11 @@ def hugging_face(values: dict, origin) -> tuple[dict, dict[str, str]]:
         out["attn_gate"] = True
         dims = {values.get("linear_key_head_dim"), values.get("linear_value_head_dim")}
         if len(dims) != 1:
-            raise ConfigError(f"{origin('linear_value_head_dim')}: linear_key_head_dim and linear_value_head_dim "
-                              f"differ ({', '.join(map(str, dims))}): the delta rule's kernels take one",
-                              "linear_value_head_dim")
+            raise ConfigError(
+                f"{origin('linear_value_head_dim')}: linear_key_head_dim and linear_value_head_dim "
+                f"differ ({', '.join(map(str, dims))}): the delta rule's kernels take one",
+                "linear_value_head_dim",
+            )
         put("lin_head_dim", dims.pop(), "linear_key_head_dim")
         factor = values.get("partial_rotary_factor", 1.0)
         if isinstance(factor, (int, float)) and "head_dim" in out and factor != 1:
@@ -221,11 +264,16 @@ def _check_layer_types(values: dict, out: dict, origin) -> None:
     if types is None:
         return
     interval = out.get("attn_interval", 1)
-    want = ["full_attention" if (i + 1) % interval == 0 else "linear_attention"
-            for i in range(out.get("layers", len(types)))]
+    want = [
+        "full_attention" if (i + 1) % interval == 0 else "linear_attention"
+        for i in range(out.get("layers", len(types)))
+    ]
     if types != want:
-        raise ConfigError(f"{origin('layer_types')}: layer_types is not every {interval}th layer full attention "
-                          "and the others linear: lanearena's decoder cannot model it", "layer_types")
+        raise ConfigError(
+            f"{origin('layer_types')}: layer_types is not every {interval}th layer full attention "
+            "and the others linear: lanearena's decoder cannot model it",
+            "layer_types",
+        )
 
 
 def _check_key(key: str, where: str) -> None:

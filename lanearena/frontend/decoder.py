@@ -125,46 +125,81 @@ def _check(c: DecoderConfig) -> None:
             raise ConfigError(message, key)
 
     need(c.name != "", "name", "name must not be empty")
-    need(c.numerics in {n.value for n in Numerics}, "numerics",
-         f"numerics must be f32, int8 or int8x2, not {c.numerics!r}")
-    for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "max_len", "rows", "split",
-                "head_split", "attn_splits"):
+    need(
+        c.numerics in {n.value for n in Numerics},
+        "numerics",
+        f"numerics must be f32, int8 or int8x2, not {c.numerics!r}",
+    )
+    for key in (
+        "layers",
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "vocab",
+        "max_len",
+        "rows",
+        "split",
+        "head_split",
+        "attn_splits",
+    ):
         need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
     need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
     need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
     need(c.hidden % QBLOCK == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
     need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
     need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
-    need(c.q_dim % QBLOCK == 0, "head_dim",
-         f"heads x head_dim ({c.q_dim}) is not a multiple of {QBLOCK} (a quantized block)")
+    need(
+        c.q_dim % QBLOCK == 0,
+        "head_dim",
+        f"heads x head_dim ({c.q_dim}) is not a multiple of {QBLOCK} (a quantized block)",
+    )
     need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
     need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
     mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
     if c.ffn is not None:
         given = [k for k, v in mixture.items() if v is not None]
-        need(not given, given[0] if given else "ffn",
-             "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both")
+        need(
+            not given,
+            given[0] if given else "ffn",
+            "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both",
+        )
         need(c.ffn >= 1 and c.ffn % QBLOCK == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
     else:
         missing = [k for k, v in mixture.items() if v is None]
-        need(not missing, "ffn", "give ffn (a dense MLP) or experts, topk and expert_ffn (a mixture): "
-             f"{', '.join(missing)} missing")
+        need(
+            not missing,
+            "ffn",
+            f"give ffn (a dense MLP) or experts, topk and expert_ffn (a mixture): {', '.join(missing)} missing",
+        )
         assert c.experts is not None and c.topk is not None and c.expert_ffn is not None  # none missing
         need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
         need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
-        need(c.expert_ffn >= 1 and c.expert_ffn % QBLOCK == 0, "expert_ffn",
-             f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}")
+        need(
+            c.expert_ffn >= 1 and c.expert_ffn % QBLOCK == 0,
+            "expert_ffn",
+            f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}",
+        )
     if c.rotary_dim is not None:
-        need(0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0, "rotary_dim",
-             f"rotary_dim {c.rotary_dim} is not an even count of at most head_dim {c.head_dim}")
+        need(
+            0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0,
+            "rotary_dim",
+            f"rotary_dim {c.rotary_dim} is not an even count of at most head_dim {c.head_dim}",
+        )
     if c.shared_ffn is not None:
         need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
-        need(c.shared_ffn >= 1 and c.shared_ffn % QBLOCK == 0, "shared_ffn",
-             f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}")
+        need(
+            c.shared_ffn >= 1 and c.shared_ffn % QBLOCK == 0,
+            "shared_ffn",
+            f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}",
+        )
     kinds = ("attention", "attention_shared", "attention_i8x2")
     need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
-    need(c.attn_kind != "attention_i8x2" or c.numerics == Numerics.INT8X2.value, "attn_kind",
-         "an attention in two words (attention_i8x2) needs int8x2 numerics")
+    need(
+        c.attn_kind != "attention_i8x2" or c.numerics == Numerics.INT8X2.value,
+        "attn_kind",
+        "an attention in two words (attention_i8x2) needs int8x2 numerics",
+    )
     need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
     if c.attn_interval > 1:
         linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
@@ -172,17 +207,29 @@ def _check(c: DecoderConfig) -> None:
         need(not missing, missing[0] if missing else "", f"delta-rule layers need {', '.join(missing)}")
         assert c.lin_key_heads is not None and c.lin_value_heads is not None and c.lin_head_dim is not None
         need(all(v >= 1 for v in linear.values()), "lin_key_heads", "delta-rule heads must be at least 1")
-        need(c.lin_value_heads % c.lin_key_heads == 0, "lin_value_heads",
-             f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}")
-        need(c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256, "lin_head_dim",
-             f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256")
+        need(
+            c.lin_value_heads % c.lin_key_heads == 0,
+            "lin_value_heads",
+            f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
+        )
+        need(
+            c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256,
+            "lin_head_dim",
+            f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256",
+        )
         need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
     for what, k in cut.items():
-        need(k % (c.split * QBLOCK) == 0, "split",
-             f"split {c.split} does not cut {what} ({k}) into whole blocks of {QBLOCK}")
-    need(c.hidden % (c.head_split * QBLOCK) == 0, "head_split",
-         f"head_split {c.head_split} does not cut hidden ({c.hidden}) into whole blocks of {QBLOCK}")
+        need(
+            k % (c.split * QBLOCK) == 0,
+            "split",
+            f"split {c.split} does not cut {what} ({k}) into whole blocks of {QBLOCK}",
+        )
+    need(
+        c.hidden % (c.head_split * QBLOCK) == 0,
+        "head_split",
+        f"head_split {c.head_split} does not cut hidden ({c.hidden}) into whole blocks of {QBLOCK}",
+    )
 
 
 def decoder_step(c: DecoderConfig) -> ModuleOp:
@@ -217,8 +264,12 @@ class _Decoder:
         self.normed_first: TensorValue | None = None
         if c.fuse:  # the first layer's norm made where the embedding is gathered
             self.normed_first = b.tensor("l0.h", self.act(c.hidden), forms=self.normed)
-            b.launch("gather_norm", ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
-                     outs=[x, (self.normed_first, self.normed)], eps=c.norm_eps)
+            b.launch(
+                "gather_norm",
+                ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
+                outs=[x, (self.normed_first, self.normed)],
+                eps=c.norm_eps,
+            )
         else:
             b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
@@ -270,8 +321,9 @@ class _Decoder:
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
         attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
         splits = {} if c.attn_kind == "attention_i8x2" else {"splits": c.attn_splits}
-        b.launch(c.attn_kind, ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads, kv_heads=c.kv_heads,
-                 **splits)
+        b.launch(
+            c.attn_kind, ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads, kv_heads=c.kv_heads, **splits
+        )
         if c.attn_gate:  # Qwen3-Next: the output times the sigmoid of a gate projected beside q
             gate = self.project(p + "gate", h, b.weight(p + "wgate", (c.q_dim, c.hidden), self.weight_elem), c.q_dim)
             gated = b.tensor(p + "gated", self.act(c.q_dim), forms=self.normed)
@@ -301,13 +353,17 @@ class _Decoder:
         ab = self.project(p + "ab", h, b.weight(p + "wab", (2 * hv, c.hidden), self.weight_elem), 2 * hv)
         conv_state = b.state(p + "conv_state", (c.conv_kernel - 1, c.lin_qkv))
         convolved = b.tensor(p + "conv", self.act(c.lin_qkv))
-        b.launch("conv", ins=[mixed, b.weight(p + "conv_w", (c.lin_qkv, c.conv_kernel))],
-                 outs=[conv_state, convolved])
+        b.launch("conv", ins=[mixed, b.weight(p + "conv_w", (c.lin_qkv, c.conv_kernel))], outs=[conv_state, convolved])
         delta_state = b.state(p + "delta_state", (hv, d, d))
         o = b.tensor(p + "lo", self.act(hv * d), forms=self.normed)
         gates = [b.weight(p + n, (hv,)) for n in ("a_log", "dt_bias")]
-        b.launch("delta", ins=[convolved, z, ab, *gates, b.weight(p + "lnorm", (d,))],
-                 outs=[delta_state, (o, self.normed)], key_heads=hk, eps=c.norm_eps)
+        b.launch(
+            "delta",
+            ins=[convolved, z, ab, *gates, b.weight(p + "lnorm", (d,))],
+            outs=[delta_state, (o, self.normed)],
+            key_heads=hk,
+            eps=c.norm_eps,
+        )
         out = self.project(p + "lout", o, b.weight(p + "wlout", (c.hidden, hv * d), self.weight_elem), c.hidden)
         return self.add(p + "xa", x, out)
 
@@ -359,12 +415,23 @@ class _Decoder:
                 last = layer == c.layers - 1
                 name, norm = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
                 self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
-                b.launch("moe_add_norm", ins=[h, *weights, x, b.weight(norm, (d,))],
-                         outs=[mixed, (self.normed_first, self.normed)], experts=e, topk=c.topk, eps=c.norm_eps)
+                b.launch(
+                    "moe_add_norm",
+                    ins=[h, *weights, x, b.weight(norm, (d,))],
+                    outs=[mixed, (self.normed_first, self.normed)],
+                    experts=e,
+                    topk=c.topk,
+                    eps=c.norm_eps,
+                )
                 return mixed
             down = b.tensor(p + "d", self.act(d))
-            b.launch("moe_shared" if c.shared_ffn is not None else "moe", ins=[h, *weights], outs=[down],
-                     experts=e, topk=c.topk)
+            b.launch(
+                "moe_shared" if c.shared_ffn is not None else "moe",
+                ins=[h, *weights],
+                outs=[down],
+                experts=e,
+                topk=c.topk,
+            )
         else:
             assert c.ffn is not None  # a dense config has it
             h = self.norm(p + "h2", x, gain, self.normed)

@@ -67,4 +67,3 @@ def unpacked(raw: np.ndarray, n: int, two_words: bool, align: int = ALIGN) -> Qu
     lo = raw[low : low + n].view(np.int8).copy() if low is not None else None
     sc = raw[scales : scales + n // QBLOCK * 4].view(np.float32).copy()
     return Quantized(raw[words : words + n].view(np.int8).copy(), lo, sc)
-

@@ -60,8 +60,9 @@ def results(dev, b: list[int], result_table) -> dict[str, np.ndarray]:
     return out
 
 
-def run_module(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table,
-               launches: Callable, align: int = ALIGN) -> dict[str, np.ndarray]:
+def run_module(
+    dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table, launches: Callable, align: int = ALIGN
+) -> dict[str, np.ndarray]:
     """An emitted module's `run`: prepares its buffers on `dev`, runs `launches`, and reads back outputs and
     state."""
     b = prepare(dev, feeds, buffers, feed_table, align)
@@ -144,4 +145,3 @@ def max_abs_err(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> flo
         diff = np.abs(np.nan_to_num(x) - np.nan_to_num(y))
         worst = max(worst, float(diff.max(initial=0.0)))
     return worst
-

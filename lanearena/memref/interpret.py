@@ -62,7 +62,7 @@ def _nested(values: list[Any], shape: Sequence[int]) -> str:
     if not shape:
         return f"{values[0]}"
     step = prod(shape[1:])
-    return "[" + ", ".join(_nested(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])) + "]"
+    return "[" + ", ".join(_nested(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])) + "]"
 
 
 def row_major(shape: Sequence[int]) -> list[int]:
@@ -91,8 +91,9 @@ def _sizes(static: Sequence[int], dynamic: Sequence[Any]) -> list[int]:
     return [next(values) if s == DYNAMIC_INDEX else s for s in static]
 
 
-def _at(array: StridedArray, elements: int, xtype: PackableType[Any], shape: Sequence[int],
-        strides: Sequence[int]) -> StridedArray:
+def _at(
+    array: StridedArray, elements: int, xtype: PackableType[Any], shape: Sequence[int], strides: Sequence[int]
+) -> StridedArray:
     """An array of `shape` and `strides` whose first element is `elements` past `array`'s, over the same bytes."""
     raw = array.data_ptr.raw + elements * array.element_bytes()
     return StridedArray(TypedPtr(raw, xtype=xtype), list(shape), list(strides), array.base)
@@ -129,7 +130,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
         if not 0 <= shift.value.data <= source.size * source.element_bytes() - size:  # a 1-D i8 source
             raise InterpretationError(f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source")
         if isinstance(op.source.owner, memref.AllocOp) and ARENA_ATTR in op.source.owner.attributes:
-            raw.memory[raw.offset:raw.offset + size] = bytearray([POISON]) * size
+            raw.memory[raw.offset : raw.offset + size] = bytearray([POISON]) * size
         return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), source.base),)
 
     @impl(memref.SubviewOp)
@@ -138,8 +139,8 @@ class ByteMemrefFunctions(InterpreterFunctions):
         n_off, n_size = len(op.offsets), len(op.sizes)
         dynamic = args[1:]
         offsets = _sizes(op.static_offsets.get_values(), dynamic[:n_off])
-        sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off:n_off + n_size])
-        steps = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size:])
+        sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off : n_off + n_size])
+        steps = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size :])
         start = sum(o * s for o, s in zip(offsets, source.strides, strict=False))
         strides = [s * t for s, t in zip(source.strides, steps, strict=False)]
         kind = op.result.type
@@ -161,8 +162,8 @@ class ByteMemrefFunctions(InterpreterFunctions):
         n_off, n_size = len(op.offsets), len(op.sizes)
         dynamic = args[1:]
         (offset,) = _sizes(op.static_offsets.get_values(), dynamic[:n_off])
-        sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off:n_off + n_size])
-        strides = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size:])
+        sizes = _sizes(op.static_sizes.get_values(), dynamic[n_off : n_off + n_size])
+        strides = _sizes(op.static_strides.get_values(), dynamic[n_off + n_size :])
         raw = source.base + offset * source.element_bytes()
         return (StridedArray(TypedPtr(raw, xtype=source.element_type), sizes, strides, source.base),)
 
@@ -179,9 +180,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
         return (_at(source, 0, source.element_type, sizes, strides),)
 
     @impl(memref.ExpandShapeOp)
-    def run_expand_shape(
-        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
-    ) -> PythonValues:
+    def run_expand_shape(self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues) -> PythonValues:
         source = strided(args[0])
         shape = _sizes(op.static_output_shape.get_values(), args[1:])
         strides = [0] * len(shape)

@@ -33,8 +33,10 @@ OWN_ATTR = "lanearena.own"
 def buffers(lives: FunctionLives, align: int) -> list[placement.Buffer]:
     """The placement problem of one function: each life's bytes rounded up to `align`, so that the lower bound holds
     for offsets that are multiples of it."""
-    return [placement.Buffer(str(i), life.lower, life.upper, -(-life.size // align) * align)
-            for i, life in enumerate(lives.lives)]
+    return [
+        placement.Buffer(str(i), life.lower, life.upper, -(-life.size // align) * align)
+        for i, life in enumerate(lives.lives)
+    ]
 
 
 @dataclass

@@ -60,7 +60,8 @@ def launch_of(op: lane.LaunchOp, tensors: dict[str, Tensor], numerics: Numerics,
         return kinds.launch(op.KIND.name, ins, outs, op.param_values(), numerics, where)
     assert isinstance(op, lane.GenericLaunchOp)
     writes = tuple(
-        Write(name(v), Form(f), _how(how)) for (v, forms), how in zip(op.writes(), op.out_how.data, strict=True)
+        Write(name(v), Form(f), _how(how))
+        for (v, forms), how in zip(op.writes(), op.out_how.data, strict=True)
         for f in forms
     )
     return Launch(
@@ -107,8 +108,9 @@ def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> 
     if step is None:
         step, _ = step_of(op)
     align = alloc.align.value.data
-    plan = ArenaPlan(alloc.nbytes.value.data, align, lower_bound=alloc.lower_bound.value.data,
-                     algorithm=alloc.algorithm.data)
+    plan = ArenaPlan(
+        alloc.nbytes.value.data, align, lower_bound=alloc.lower_bound.value.data, algorithm=alloc.algorithm.data
+    )
     two = step.numerics.two_words
     life = lives(step, qblock)
     launch = 0
@@ -126,8 +128,9 @@ def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> 
             for b in c.buffers:
                 owner = b.owner
                 if isinstance(owner, arena.ScratchOp):
-                    plan.scratch.append(PlacedScratch(launch, owner.tag.data, owner.offset.value.data,
-                                                      owner.nbytes.value.data))
+                    plan.scratch.append(
+                        PlacedScratch(launch, owner.tag.data, owner.offset.value.data, owner.nbytes.value.data)
+                    )
                 elif isinstance(owner, arena.CounterOp):
                     plan.counters.append(Counter(launch, owner.tag.data, owner.nbytes.value.data))
             launch += 1

@@ -41,12 +41,14 @@ class LaneArenaVerify(ModulePass):
             step, _ = step_of(step_op)
             plan = plan_of(step_op, self.qblock, step)
             if plan is None:
-                problems.append(f"{where(step_op)}lane.step @{name}: not placed (no arena.alloc); run "
-                                "lane-arena-place first")
+                problems.append(
+                    f"{where(step_op)}lane.step @{name}: not placed (no arena.alloc); run lane-arena-place first"
+                )
                 continue
             ops = _ops_by_subject(step_op)
-            problems += [f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p}"
-                         for p in check(step, plan, self.qblock)]
+            problems += [
+                f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p}" for p in check(step, plan, self.qblock)
+            ]
         if problems:
             raise DiagnosticException("lane-arena-verify failed:\n" + "\n".join(f"  {p}" for p in problems))
 

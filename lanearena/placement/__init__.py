@@ -65,8 +65,7 @@ def place(
     else:
         if work is None and time_limit is None and algorithm == "best":
             work = DEFAULT_WORK
-        budget = Budget(None if algorithm == "portfolio" else work,
-                        None if time_limit is None else start + time_limit)
+        budget = Budget(None if algorithm == "portfolio" else work, None if time_limit is None else start + time_limit)
         offsets, name = best(buffers, alignment, bound, capacity, budget, progress, search=algorithm == "best")
     problems = check(buffers, offsets, alignment)
     if problems:  # a bug, never the input's fault: say so rather than return a wrong placement

@@ -45,16 +45,20 @@ def groups(buffers: Sequence[Buffer]) -> list[list[int]]:
     return [np.sort(part).tolist() for part in np.split(by, cuts)]
 
 
-def portfolio(buffers: Sequence[Buffer], alignment: int, target: int, budget: Budget | None = None,
-              progress: Progress = None) -> tuple[list[int], str]:
+def portfolio(
+    buffers: Sequence[Buffer], alignment: int, target: int, budget: Budget | None = None, progress: Progress = None
+) -> tuple[list[int], str]:
     """The lowest of the greedy orders with both fits (the reference's first, always run; then every order first
     fit, then best fit, while the budget lasts), stopping at `target`."""
     best: list[int] | None = None
     best_height, name = 0, ""
     for fit_name in FITS:
         for order_name in ORDERS:
-            if best is not None and budget is not None and (budget.done() or (budget.left is not None and
-                                                            budget.left < GREEDY_COST * len(buffers))):
+            if (
+                best is not None
+                and budget is not None
+                and (budget.done() or (budget.left is not None and budget.left < GREEDY_COST * len(buffers)))
+            ):
                 return best, name
             offsets, _ = place_in_order(buffers, order_name, fit_name, alignment)
             if budget is not None:
@@ -70,8 +74,15 @@ def portfolio(buffers: Sequence[Buffer], alignment: int, target: int, budget: Bu
     return best, name
 
 
-def best(buffers: Sequence[Buffer], alignment: int, bound: int, capacity: int | None, budget: Budget,
-         progress: Progress = None, search: bool = True) -> tuple[list[int], str]:
+def best(
+    buffers: Sequence[Buffer],
+    alignment: int,
+    bound: int,
+    capacity: int | None,
+    budget: Budget,
+    progress: Progress = None,
+    search: bool = True,
+) -> tuple[list[int], str]:
     """Offsets for `buffers` and the algorithm that placed the highest group: as low as found within `budget` (no
     search without `search`), down to `capacity` when given, else to `bound`."""
     target = bound if capacity is None else max(bound, capacity)
@@ -111,8 +122,17 @@ def best(buffers: Sequence[Buffer], alignment: int, bound: int, capacity: int | 
     return offsets, names[top] if top is not None else "best"
 
 
-def _search(buffers: list[Buffer], offsets: list[int], alignment: int, goal: int, exact_goal: bool, budget: Budget,
-            whole: Budget, bound: int, progress: Progress) -> list[int]:
+def _search(
+    buffers: list[Buffer],
+    offsets: list[int],
+    alignment: int,
+    goal: int,
+    exact_goal: bool,
+    budget: Budget,
+    whole: Budget,
+    bound: int,
+    progress: Progress,
+) -> list[int]:
     """Offsets for one group no higher than `offsets`, down to `goal`: the exact search at the goal (with all the
     work when `exact_goal`, else half of it), then at capacities bisected between the goal and the best height
     found, round after round with twice the work a probe (a search is often quicker under a lower capacity than

@@ -28,8 +28,10 @@ def parse_buffers(text: str, name: str = "<input>") -> list[Buffer]:
     header = [h.strip() for h in header]
     missing = [c for c in COLUMNS if c not in header]
     if missing:
-        raise UserError(f"{name}:1: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                        f"(the header is {','.join(header)})")
+        raise UserError(
+            f"{name}:1: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(the header is {','.join(header)})"
+        )
     at = {c: header.index(c) for c in COLUMNS}
     buffers: list[Buffer] = []
     seen: dict[str, int] = {}  # id -> the line that gave it
@@ -52,8 +54,9 @@ def parse_buffers(text: str, name: str = "<input>") -> list[Buffer]:
         if values["size"] <= 0:
             raise UserError(f"{name}:{line}: size {values['size']} of '{ident}' is not positive")
         if values["upper"] <= values["lower"]:
-            raise UserError(f"{name}:{line}: '{ident}' lives over [{values['lower']}, {values['upper']}): upper "
-                            "must be above lower")
+            raise UserError(
+                f"{name}:{line}: '{ident}' lives over [{values['lower']}, {values['upper']}): upper must be above lower"
+            )
         if values["lower"] < 0:
             raise UserError(f"{name}:{line}: lower {values['lower']} of '{ident}' is negative")
         buffers.append(Buffer(ident, values["lower"], values["upper"], values["size"]))

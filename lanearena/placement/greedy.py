@@ -44,16 +44,22 @@ def order(buffers: Sequence[Buffer], name: str = "size") -> np.ndarray:
     return np.lexsort(keys) if len(buffers) else index
 
 
-def greedy(buffers: Sequence[Buffer], order_: str | Sequence[int] = "size", fit: str = "first",
-           alignment: int = 1) -> list[int]:
+def greedy(
+    buffers: Sequence[Buffer], order_: str | Sequence[int] = "size", fit: str = "first", alignment: int = 1
+) -> list[int]:
     """Offsets for `buffers` placed one at a time in `order_` (a name of `ORDERS` or the indices in turn), each
     where `fit` (one of `FITS`) puts it; every offset a multiple of `alignment`."""
     offsets, _ = place_in_order(buffers, order_, fit, alignment)
     return offsets
 
 
-def place_in_order(buffers: Sequence[Buffer], order_: str | Sequence[int] = "size", fit: str = "first",
-                   alignment: int = 1, stop: int | None = None) -> tuple[list[int], int]:
+def place_in_order(
+    buffers: Sequence[Buffer],
+    order_: str | Sequence[int] = "size",
+    fit: str = "first",
+    alignment: int = 1,
+    stop: int | None = None,
+) -> tuple[list[int], int]:
     """`greedy`'s offsets and how many buffers of the order it placed: with `stop`, it stops after the first that
     ends above `stop` (the offsets of those not placed are 0)."""
     if not buffers:
@@ -81,8 +87,16 @@ class Placer:
     def run(self, indices: np.ndarray, fit: str = "first", stop: int | None = None) -> tuple[np.ndarray, int]:
         """The offsets of the buffers placed in the order `indices` by `fit`, and how many were placed: with `stop`,
         up to the first that ends above `stop`."""
-        offsets, placed = _place(self.first, self.last, self.units, self.size, indices.astype(np.int64),
-                                 fit == "best", self.alignment, -1 if stop is None else stop)
+        offsets, placed = _place(
+            self.first,
+            self.last,
+            self.units,
+            self.size,
+            indices.astype(np.int64),
+            fit == "best",
+            self.alignment,
+            -1 if stop is None else stop,
+        )
         return offsets * self.alignment, int(placed)
 
 
@@ -129,7 +143,7 @@ def _add(pool, top, head, cap, count, k, a, b):
     if m == cap[k]:  # full: move the list to the top of the pool with twice the room
         room = max(4, 2 * cap[k])
         pool = _grow(pool, top, 2 * room)
-        pool[top:top + 2 * m] = pool[h:h + 2 * m]
+        pool[top : top + 2 * m] = pool[h : h + 2 * m]
         head[k], cap[k], h = top, room, top
         top += 2 * room
     for x in range(h + 2 * m + 1, h + 2 * i + 1, -1):  # descending: the target lies above

@@ -143,9 +143,11 @@ def _problems(buffers: Sequence[Buffer], offsets: Sequence[int], alignment: int)
         if not starts:
             del live[at]
             continue
-        for o, end, j in live[max(at - 1, 0):at + 1]:
+        for o, end, j in live[max(at - 1, 0) : at + 1]:
             if o < span[1] and span[0] < end:
-                problems.append(f"buffers {buffers[j].id} [{o}, {end}) and {buffers[i].id} [{span[0]}, {span[1]}) "
-                                "are live together and share bytes")
+                problems.append(
+                    f"buffers {buffers[j].id} [{o}, {end}) and {buffers[i].id} [{span[0]}, {span[1]}) "
+                    "are live together and share bytes"
+                )
         live.insert(at, span)
     return problems

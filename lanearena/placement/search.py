@@ -62,8 +62,10 @@ class Search:
         n = len(sizes)
         ends = sorted(set(uppers))
         self.n, self.sections = n, len(ends)
-        self.span = [(bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1)
-                     for lo, up in zip(lowers, uppers, strict=True)]
+        self.span = [
+            (bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1)
+            for lo, up in zip(lowers, uppers, strict=True)
+        ]
         members: list[list[int]] = [[] for _ in ends]
         for i, (a, b) in enumerate(self.span):
             for s in range(a, b):
@@ -85,7 +87,7 @@ class Search:
         self.load = np.add.reduceat(self.size[self.flat], self.starts)
         self.cuts = np.zeros(self.sections, dtype=np.int64)
         for a, b in self.span:
-            self.cuts[a:b - 1] += 1
+            self.cuts[a : b - 1] += 1
         self.width = up - low
         self.peak = np.array([self.load[a:b].max() for a, b in self.span], dtype=np.int64)
 
@@ -238,14 +240,14 @@ class Dive:
         self.free_beside[near] -= 1
         a, b = self.s.span[c]
         self.unplaced[a:b] -= size
-        self.crossing[a:b - 1] -= 1
+        self.crossing[a : b - 1] -= 1
         x, y = max(a, lo), min(b - 1, hi - 1)
         cuts = ((self.crossing[x:y] == 0).nonzero()[0] + (x + 1)).tolist() if x < y else []
         if cuts:
             found, conflict = yield from self._apart(group, [lo, *cuts, hi])
         else:
             found, conflict = yield from self._node(group, lo, hi)
-        self.crossing[a:b - 1] += 1
+        self.crossing[a : b - 1] += 1
         self.unplaced[a:b] += size
         self.free_beside[near] += 1
         minoff[near] = before
@@ -277,8 +279,9 @@ class Dive:
         if not (by_exclusion | by_lift).all():
             return _ALL
         conflict = 0
-        for depth in set(self.excluded_depth[unplaced[by_exclusion]].tolist() +
-                         self.lifted_depth[unplaced[by_lift]].tolist()):
+        for depth in set(
+            self.excluded_depth[unplaced[by_exclusion]].tolist() + self.lifted_depth[unplaced[by_lift]].tolist()
+        ):
             conflict |= 1 << depth
         return conflict
 

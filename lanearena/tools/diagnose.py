@@ -146,5 +146,5 @@ def error_line(error: BaseException, fallback: str) -> str:
     message = " ".join(str(error).split("\n")[0:1]) or type(error).__name__
     located = _LOCATED.match(message)
     if located:
-        return f"{located.group(1)}: error: {message[located.end():]}"
+        return f"{located.group(1)}: error: {message[located.end() :]}"
     return f"{fallback}: error: {message}"

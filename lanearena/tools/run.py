@@ -92,9 +92,12 @@ class LanearenaRunMain(xDSLRunMain):
         interpreter = Interpreter(module, index_bitwidth=self.args.index_bitwidth, listeners=(running,))
         self.register_implementations(interpreter)
         parser = Parser(self.ctx, self.args.args, "args")
-        attrs = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_attribute, parser.parse_attribute
-        ) or ()
+        attrs = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_attribute, parser.parse_attribute
+            )
+            or ()
+        )
         op = interpreter.get_op_for_symbol(self.args.symbol)
         trait = op.get_trait(CallableOpInterface)
         if trait is None:

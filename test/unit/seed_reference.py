@@ -79,8 +79,15 @@ def place(s: Step) -> dict:
         b = s.tensors[name]
         computed = b.role is Role.COMPUTED and b.view_of is None
         if computed and touch in b.forms and name not in io:
-            todo.append((array_bytes(b.length, touch, two), first, last, (0, name, touch is Form.QUANT, 0, ""),
-                         ("array", name, touch)))
+            todo.append(
+                (
+                    array_bytes(b.length, touch, two),
+                    first,
+                    last,
+                    (0, name, touch is Form.QUANT, 0, ""),
+                    ("array", name, touch),
+                )
+            )
     for i, la in enumerate(s.launches):
         for sc in la.scratch:
             if not sc.counter:
@@ -98,4 +105,3 @@ def place(s: Step) -> dict:
         spans.append((offset, nbytes, first, last))
         out[key] = (offset, nbytes, first, last)
     return out, top
-

@@ -107,8 +107,9 @@ def _written(ts: dict[str, Tensor], launches: list[Launch], name: str, form: For
 
 def _with_write(launch: Launch, write: Write) -> Launch:
     outs = tuple(dict.fromkeys((*launch.outs, write.tensor)))
-    return Launch(launch.kind, launch.ins, outs, reads=launch.reads, writes=(*launch.writes, write),
-                  scratch=launch.scratch)
+    return Launch(
+        launch.kind, launch.ins, outs, reads=launch.reads, writes=(*launch.writes, write), scratch=launch.scratch
+    )
 
 
 @st.composite
@@ -138,8 +139,14 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
                 for f in draw(st.lists(st.sampled_from(sorted(ts[n].forms)), min_size=1, unique=True)):
                     writes.append(Write(n, f, draw(hows(ts[n].length))))
         launches.append(
-            Launch(f"k{i}", tuple(r.tensor for r in reads), tuple(dict.fromkeys(w.tensor for w in writes)),
-                   reads=tuple(reads), writes=tuple(writes), scratch=draw(scratch()))
+            Launch(
+                f"k{i}",
+                tuple(r.tensor for r in reads),
+                tuple(dict.fromkeys(w.tensor for w in writes)),
+                reads=tuple(reads),
+                writes=tuple(writes),
+                scratch=draw(scratch()),
+            )
         )
     # A computed tensor that is read is written by some launch: before the read, or (unsafe, so kept out of the
     # arena) in the launch that reads it or after it.
@@ -220,8 +227,16 @@ def fragmenting_steps(draw, max_arrays: int = 48, max_launches: int = 32) -> Ste
     launches = []
     for i in range(n_launches):
         rs = tuple(dict.fromkeys(reads[i]))
-        launches.append(Launch(f"k{i}", tuple(r.tensor for r in rs), tuple(dict.fromkeys(w.tensor for w in writes[i])),
-                               reads=rs, writes=tuple(writes[i]), scratch=draw(scratch())))
+        launches.append(
+            Launch(
+                f"k{i}",
+                tuple(r.tensor for r in rs),
+                tuple(dict.fromkeys(w.tensor for w in writes[i])),
+                reads=rs,
+                writes=tuple(writes[i]),
+                scratch=draw(scratch()),
+            )
+        )
     return Step("fragmented", numerics, ts, launches, frozenset({"y"}))
 
 
@@ -241,8 +256,13 @@ def renamed_steps(draw, max_tensors: int = 6, max_launches: int = 6) -> Step:
     """`steps()` with every name (the step's, its tensors', its generic kernels' and their scratch tags) drawn from
     `hostile_names`."""
     step = draw(steps(max_tensors, max_launches))
-    new = dict(zip(step.tensors, draw(st.lists(hostile_names, min_size=len(step.tensors),
-                                               max_size=len(step.tensors), unique=True)), strict=True))
+    new = dict(
+        zip(
+            step.tensors,
+            draw(st.lists(hostile_names, min_size=len(step.tensors), max_size=len(step.tensors), unique=True)),
+            strict=True,
+        )
+    )
 
     def launch(la: Launch) -> Launch:
         tags = draw(st.lists(hostile_names, min_size=len(la.scratch), max_size=len(la.scratch), unique=True))
@@ -260,5 +280,10 @@ def renamed_steps(draw, max_tensors: int = 6, max_launches: int = 6) -> Step:
         new[n]: dataclasses.replace(t, name=new[n], view_of=new[t.view_of] if t.view_of else None)
         for n, t in step.tensors.items()
     }
-    return Step(draw(hostile_names), step.numerics, tensors_, [launch(la) for la in step.launches],
-                frozenset(new[n] for n in step.outputs))
+    return Step(
+        draw(hostile_names),
+        step.numerics,
+        tensors_,
+        [launch(la) for la in step.launches],
+        frozenset(new[n] for n in step.outputs),
+    )

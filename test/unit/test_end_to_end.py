@@ -52,8 +52,9 @@ def test_overlapping_two_live_arrays_corrupts_the_result():
     xa = plan.array("l0.xa", Form.PLAIN)
     m = plan.array("l0.m", Form.PLAIN)
     assert xa.first <= m.last and m.first <= xa.last  # both live while the MLP runs
-    bad = dataclasses.replace(plan, arrays=[dataclasses.replace(a, offset=xa.offset) if a is m else a
-                                            for a in plan.arrays])
+    bad = dataclasses.replace(
+        plan, arrays=[dataclasses.replace(a, offset=xa.offset) if a is m else a for a in plan.arrays]
+    )
     assert any("overlaps" in p for p in check(step, bad))
     assert compare(step, bad, "numpy").max_abs_err > 1e-3
 
@@ -74,8 +75,9 @@ def test_the_target_and_the_command_emit_runnable_modules(tmp_path):
     src = tmp_path / "step.mlir"
     src.write_text(str(module))
     out = tmp_path / "step.py"
-    done = subprocess.run([sys.executable, "-m", "lanearena.cli", "compile", str(src), "-o", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "lanearena.cli", "compile", str(src), "-o", str(out)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     viaopt = subprocess.run(["xdsl-opt", str(src), "-t", "lane-pycuda"], capture_output=True, text=True)
     assert viaopt.returncode == 0, viaopt.stderr
@@ -87,8 +89,9 @@ def test_the_target_and_the_command_emit_runnable_modules(tmp_path):
 
 
 def test_run_reports_the_figures():
-    done = subprocess.run([sys.executable, "-m", "lanearena.cli", "run", "--json", "--backend", "numpy"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "lanearena.cli", "run", "--json", "--backend", "numpy"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     import json
 

@@ -36,8 +36,15 @@ def test_builds_the_step_it_is_told():
     assert "lane.output %q : !lane.tensor<4096xf32>" in text
     step, _ = step_of(steps(module)[0])
     assert step.numerics is Numerics.INT8
-    assert [t.role for t in step.tensors.values()] == [Role.INPUT, Role.WEIGHT, Role.WEIGHT, Role.COMPUTED,
-                                                       Role.COMPUTED, Role.INPUT, Role.COMPUTED]
+    assert [t.role for t in step.tensors.values()] == [
+        Role.INPUT,
+        Role.WEIGHT,
+        Role.WEIGHT,
+        Role.COMPUTED,
+        Role.COMPUTED,
+        Role.INPUT,
+        Role.COMPUTED,
+    ]
     assert (step.tensors["qk"].view_of, step.tensors["qk"].view_offset) == ("q", 2048)
     assert step.outputs == {"q"}
     norm, gemv, rope = step.launches
@@ -51,17 +58,23 @@ def test_generic_launch_spells_out_writes_and_scratch():
     b = StepBuilder("s", "int8x2")
     x = b.input("x", 64)
     y = b.tensor("y", (2, 64), forms=("plain", "quant"))
-    b.generic("mine", ins=[(x, Form.PLAIN)], outs=[(y, "plain", Part(64, 0, 32)), (y, "plain", Part(64, 32, 32)),
-                                                   (y, "quant", "other")],
-              scratch=[Scratch("t", "f32", 512), Scratch("n", "i32", 4, counter=True)])
+    b.generic(
+        "mine",
+        ins=[(x, Form.PLAIN)],
+        outs=[(y, "plain", Part(64, 0, 32)), (y, "plain", Part(64, 32, 32)), (y, "quant", "other")],
+        scratch=[Scratch("t", "f32", 512), Scratch("n", "i32", 4, counter=True)],
+    )
     b.generic("plain_whole", ins=[], outs=[y])
     module = b.module()
     assert 'lane.launch "mine" %x -> %y part<64, 0, 32>, %y part<64, 32, 32>, %y(quant) other scratch' in str(module)
     step, _ = step_of(steps(module)[0])
     mine, whole = step.launches
     assert mine.kind == "mine"
-    assert mine.writes == (Write("y", Form.PLAIN, Part(64, 0, 32)), Write("y", Form.PLAIN, Part(64, 32, 32)),
-                           Write("y", Form.QUANT, Other()))
+    assert mine.writes == (
+        Write("y", Form.PLAIN, Part(64, 0, 32)),
+        Write("y", Form.PLAIN, Part(64, 32, 32)),
+        Write("y", Form.QUANT, Other()),
+    )
     assert mine.scratch == (Scratch("t", "f32", 512), Scratch("n", "i32", 4, counter=True))
     assert whole.writes == (Write("y", Form.PLAIN, Whole()),)
 

@@ -49,16 +49,66 @@ def test_prints_and_parses_back_to_the_same_text(built, name):
 
 
 LAUNCHES = {
-    "tiny": {"gather": 1, "norm": 5, "gemv": 7, "rope": 4, "kv_store": 2, "attention": 2, "quantize": 4,
-             "binary": 4, "glu": 2, "argmax": 1},
-    "tiny-moe": {"gather": 1, "norm": 5, "gemv": 5, "rope": 4, "kv_store": 2, "attention": 2, "quantize": 2,
-                 "binary": 4, "moe": 2, "argmax": 1},
-    "tiny-prefill": {"gather": 1, "norm": 5, "gemv": 11, "rope": 4, "kv_store": 2, "attention": 2, "quantize": 4,
-                     "binary": 4, "glu": 2, "argmax": 1},
-    "qwen3-0.6b": {"gather": 1, "norm": 113, "gemv": 85, "rope": 56, "kv_store": 28, "attention": 28,
-                   "quantize": 56, "binary": 56, "glu": 28, "argmax": 1},
-    "qwen3-30b-a3b": {"gather": 1, "norm": 193, "gemv": 97, "rope": 96, "kv_store": 48, "attention": 48,
-                      "quantize": 48, "binary": 96, "moe": 48, "argmax": 1},
+    "tiny": {
+        "gather": 1,
+        "norm": 5,
+        "gemv": 7,
+        "rope": 4,
+        "kv_store": 2,
+        "attention": 2,
+        "quantize": 4,
+        "binary": 4,
+        "glu": 2,
+        "argmax": 1,
+    },
+    "tiny-moe": {
+        "gather": 1,
+        "norm": 5,
+        "gemv": 5,
+        "rope": 4,
+        "kv_store": 2,
+        "attention": 2,
+        "quantize": 2,
+        "binary": 4,
+        "moe": 2,
+        "argmax": 1,
+    },
+    "tiny-prefill": {
+        "gather": 1,
+        "norm": 5,
+        "gemv": 11,
+        "rope": 4,
+        "kv_store": 2,
+        "attention": 2,
+        "quantize": 4,
+        "binary": 4,
+        "glu": 2,
+        "argmax": 1,
+    },
+    "qwen3-0.6b": {
+        "gather": 1,
+        "norm": 113,
+        "gemv": 85,
+        "rope": 56,
+        "kv_store": 28,
+        "attention": 28,
+        "quantize": 56,
+        "binary": 56,
+        "glu": 28,
+        "argmax": 1,
+    },
+    "qwen3-30b-a3b": {
+        "gather": 1,
+        "norm": 193,
+        "gemv": 97,
+        "rope": 96,
+        "kv_store": 48,
+        "attention": 48,
+        "quantize": 48,
+        "binary": 96,
+        "moe": 48,
+        "argmax": 1,
+    },
 }
 
 
@@ -69,12 +119,30 @@ def test_launches_per_kind(built, name):
 
 def test_tiny_launches_in_order(built):
     step = built["tiny"][1]
-    layer = ["norm", "gemv", "rope", "rope", "kv_store", "attention", "quantize", "gemv", "binary",
-             "norm", "glu", "quantize", "gemv", "binary"]
+    layer = [
+        "norm",
+        "gemv",
+        "rope",
+        "rope",
+        "kv_store",
+        "attention",
+        "quantize",
+        "gemv",
+        "binary",
+        "norm",
+        "glu",
+        "quantize",
+        "gemv",
+        "binary",
+    ]
     assert [launch.kind for launch in step.launches] == ["gather", *layer, *layer, "norm", "gemv", "argmax"]
     assert step.outputs == {"token", "logits"}
     assert {n for n, t in step.tensors.items() if t.role is Role.STATE} == {
-        "l0.k_cache", "l0.v_cache", "l1.k_cache", "l1.v_cache"}
+        "l0.k_cache",
+        "l0.v_cache",
+        "l1.k_cache",
+        "l1.v_cache",
+    }
     assert step.tensors["l1.k_cache"].shape == (64, 64)
 
 
@@ -219,11 +287,30 @@ def test_bad_configs_name_the_key(change, message):
 
 def test_shipped_configs():
     tiny = CONFIGS["tiny"]
-    assert (tiny.layers, tiny.hidden, tiny.heads, tiny.kv_heads, tiny.head_dim, tiny.ffn, tiny.vocab, tiny.max_len,
-            tiny.numerics, tiny.split, tiny.attn_splits) == (2, 128, 4, 2, 32, 256, 512, 64, "int8", 2, 2)
+    assert (
+        tiny.layers,
+        tiny.hidden,
+        tiny.heads,
+        tiny.kv_heads,
+        tiny.head_dim,
+        tiny.ffn,
+        tiny.vocab,
+        tiny.max_len,
+        tiny.numerics,
+        tiny.split,
+        tiny.attn_splits,
+    ) == (2, 128, 4, 2, 32, 256, 512, 64, "int8", 2, 2)
     moe = CONFIGS["qwen3-30b-a3b"]
     assert (moe.layers, moe.hidden, moe.heads, moe.kv_heads, moe.experts, moe.topk, moe.expert_ffn, moe.vocab) == (
-        48, 2048, 32, 4, 128, 8, 768, 151936)
+        48,
+        2048,
+        32,
+        4,
+        128,
+        8,
+        768,
+        151936,
+    )
     assert load("tiny-prefill").rows == 4 and load("tiny") == tiny
 
 
@@ -234,7 +321,8 @@ def test_json_configs_load(tmp_path):
     path.write_text(json.dumps(values, indent=1))
     assert load(str(path)) == dataclasses.replace(CONFIGS["tiny-moe"], name="mine")
     assert load(str(path), ["rows=2", "qk_norm=true", "norm_eps=1e-5", "name=other"]) == dataclasses.replace(
-        CONFIGS["tiny-moe"], name="other", rows=2, qk_norm=True, norm_eps=1e-5)
+        CONFIGS["tiny-moe"], name="other", rows=2, qk_norm=True, norm_eps=1e-5
+    )
 
 
 def test_settings_change_a_shipped_config():
@@ -247,7 +335,7 @@ def test_settings_change_a_shipped_config():
     "text, settings, message",
     [
         ('{\n  "layers": 2,\n  "hidden": 96,\n', [], "bad.json:4:1: malformed JSON"),
-        ('[1, 2]', [], "bad.json: a config is a JSON object of keys, not list"),
+        ("[1, 2]", [], "bad.json: a config is a JSON object of keys, not list"),
         ('{"layers": 2}', [], "bad.json: missing keys hidden, heads, kv_heads, head_dim, vocab, max_len"),
         ('{\n"layers": 2,\n"hiden": 128}', [], "bad.json:3: unknown key 'hiden' (did you mean 'hidden'?)"),
         (None, [], "bad.json:6: kv_heads 3 does not divide heads 4"),

@@ -15,8 +15,9 @@ from lanearena.frontend.builder import StepBuilder
 from lanearena.lowering.compile import compare
 from lanearena.model import QBLOCK, Numerics
 
-FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
-                                                                         HealthCheck.filter_too_much])
+FUZZ = settings(
+    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 
 KINDS = ("gather", "norm", "quantize", "gemv", "glu", "rope", "kv_store", "attention", "moe", "binary", "argmax")
 
@@ -119,8 +120,14 @@ def _attention(d: Draw, b: StepBuilder, rows: int):
     q = _activation(b, "q", (rows, heads * hd))
     caches = [b.state(name, (8, d.sized(kv_heads * hd))) for name in ("kc", "vc")]
     out = b.tensor("out", (rows, d.sized(heads * hd)))
-    b.launch("attention", [q, *caches, b.input("pos", (rows,), "i32")], [out], heads=heads, kv_heads=kv_heads,
-             splits=d.one(1, 2, 3, 9))
+    b.launch(
+        "attention",
+        [q, *caches, b.input("pos", (rows,), "i32")],
+        [out],
+        heads=heads,
+        kv_heads=kv_heads,
+        splits=d.one(1, 2, 3, 9),
+    )
     return [out]
 
 
@@ -136,8 +143,13 @@ def _moe(d: Draw, b: StepBuilder, rows: int):
         b.weight("w_down", (experts, width, ffn), d.weight_elem(ffn)),
     ]
     out = b.tensor("out", (rows * d.sized(width),))
-    b.launch("moe", [(x, "quant" if quant else "plain"), *weights], [out], experts=experts,
-             topk=d.draw(st.integers(1, experts + 1)))
+    b.launch(
+        "moe",
+        [(x, "quant" if quant else "plain"), *weights],
+        [out],
+        experts=experts,
+        topk=d.draw(st.integers(1, experts + 1)),
+    )
     return [out]
 
 
@@ -156,9 +168,19 @@ def _argmax(d: Draw, b: StepBuilder, rows: int):
     return [out]
 
 
-BUILD = {"gather": _gather, "norm": _norm, "quantize": _quantize, "gemv": lambda d, b, r: _product(d, b, r, "gemv"),
-         "glu": lambda d, b, r: _product(d, b, r, "glu"), "rope": _rope, "kv_store": _kv_store,
-         "attention": _attention, "moe": _moe, "binary": _binary, "argmax": _argmax}
+BUILD = {
+    "gather": _gather,
+    "norm": _norm,
+    "quantize": _quantize,
+    "gemv": lambda d, b, r: _product(d, b, r, "gemv"),
+    "glu": lambda d, b, r: _product(d, b, r, "glu"),
+    "rope": _rope,
+    "kv_store": _kv_store,
+    "attention": _attention,
+    "moe": _moe,
+    "binary": _binary,
+    "argmax": _argmax,
+}
 
 
 @st.composite

@@ -24,8 +24,9 @@ from .strategies import steps as random_steps
 TIME_LIMIT = 0.05
 """Seconds of search each algorithm gets a step."""
 
-FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
-                                                                         HealthCheck.data_too_large])
+FUZZ = settings(
+    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def _placed(step: Step, algorithm: str):
@@ -39,8 +40,9 @@ def _placed(step: Step, algorithm: str):
 def _check_every_algorithm(step: Step) -> None:
     items = problem(step).items
     total = sum(it.bytes for it in items)
-    live = max((sum(it.bytes for it in items if it.first <= i <= it.last) for i in range(len(step.launches))),
-               default=0)
+    live = max(
+        (sum(it.bytes for it in items if it.first <= i <= it.last) for i in range(len(step.launches))), default=0
+    )
     for algorithm in placement.ALGORITHMS:
         plan = plan_of(steps(_placed(step, algorithm))[0])
         assert live <= plan.lower_bound <= plan.bytes <= total, algorithm
@@ -71,8 +73,13 @@ def _regions(module) -> list[tuple]:
     launch = 0
     for op in step_op.body.block.ops:
         if isinstance(op, lane.LaunchOp):
-            ops.update({(launch, b.owner.tag.data): (b.owner, "offset") for b in op.buffers
-                        if isinstance(b.owner, arena.ScratchOp)})
+            ops.update(
+                {
+                    (launch, b.owner.tag.data): (b.owner, "offset")
+                    for b in op.buffers
+                    if isinstance(b.owner, arena.ScratchOp)
+                }
+            )
             launch += 1
     out = [(*ops[(a.tensor, a.form)], a.offset, a.first, a.last) for a in plan.arrays]
     out += [(*ops[(s.launch, s.tag)], s.offset, s.launch, s.launch) for s in plan.scratch]

@@ -107,8 +107,11 @@ def _overwrites(step: Step, plan: ArenaPlan) -> list[tuple[int, int]]:
                 continue
             written = step.tensors[b.tensor].length  # elements of a that b's write covers
             for launch in step.launches[b.first + 1 : a.last + 1]:
-                read = [_elements(step, r.tensor, a.tensor) for r in launch.reads
-                        if r.form is Form.PLAIN and home(step, r.tensor, r.form) == a.tensor]
+                read = [
+                    _elements(step, r.tensor, a.tensor)
+                    for r in launch.reads
+                    if r.form is Form.PLAIN and home(step, r.tensor, r.form) == a.tensor
+                ]
                 if any(start < written for start, _ in read):
                     pairs.append((i, j))
                     break

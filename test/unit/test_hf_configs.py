@@ -20,30 +20,62 @@ from lanearena.lowering.compile import compare
 from lanearena.model import Form
 
 CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "configs"
-QWEN3, QWEN3_MOE, QWEN3_NEXT = (str(CONFIGS / f"{n}.json") for n in ("qwen3-0.6b", "qwen3-30b-a3b",
-                                                                      "qwen3-next-80b-a3b"))
+QWEN3, QWEN3_MOE, QWEN3_NEXT = (
+    str(CONFIGS / f"{n}.json") for n in ("qwen3-0.6b", "qwen3-30b-a3b", "qwen3-next-80b-a3b")
+)
 
 
 def test_qwen3_0_6b():
     c = load(QWEN3)
     assert (c.name, c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.ffn, c.vocab, c.max_len) == (
-        "qwen3-0.6b", 28, 1024, 16, 8, 128, 3072, 151936, 40960)
+        "qwen3-0.6b",
+        28,
+        1024,
+        16,
+        8,
+        128,
+        3072,
+        151936,
+        40960,
+    )
     assert c.tie_embeddings and c.qk_norm and not c.mixture and c.rope_theta == 1e6 and c.norm_eps == 1e-6
 
 
 def test_qwen3_30b_a3b():
     c = load(QWEN3_MOE)
     assert (c.layers, c.hidden, c.heads, c.kv_heads, c.experts, c.topk, c.expert_ffn, c.ffn) == (
-        48, 2048, 32, 4, 128, 8, 768, None)
+        48,
+        2048,
+        32,
+        4,
+        128,
+        8,
+        768,
+        None,
+    )
     assert not c.tie_embeddings and c.attn_interval == 1 and c.shared_ffn is None
 
 
 def test_qwen3_next_80b_a3b():
     c = load(QWEN3_NEXT)
     assert (c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.experts, c.topk, c.expert_ffn) == (
-        48, 2048, 16, 2, 256, 512, 10, 512)
+        48,
+        2048,
+        16,
+        2,
+        256,
+        512,
+        10,
+        512,
+    )
     assert (c.shared_ffn, c.attn_interval, c.lin_key_heads, c.lin_value_heads, c.lin_head_dim, c.conv_kernel) == (
-        512, 4, 16, 32, 128, 4)
+        512,
+        4,
+        16,
+        32,
+        128,
+        4,
+    )
     assert c.rotary_dim == 64 and c.attn_gate and c.rope_theta == 1e7
     assert [c.full_attention(i) for i in range(8)] == [False, False, False, True] * 2
 
@@ -97,15 +129,32 @@ def test_build_reads_a_hugging_face_config(monkeypatch, capsys):
     assert "lane.step @qwen3-0.6b numerics(int8)" in out or 'lane.step @"qwen3-0.6b"' in out
 
 
-SMALL = ["layers=4", "vocab=256", "max_len=32", "hidden=128", "heads=4", "kv_heads=2", "head_dim=32", "split=2",
-         "attn_splits=2"]
+SMALL = [
+    "layers=4",
+    "vocab=256",
+    "max_len=32",
+    "hidden=128",
+    "heads=4",
+    "kv_heads=2",
+    "head_dim=32",
+    "split=2",
+    "attn_splits=2",
+]
 """Settings that keep a step CI-sized: the key sets are the published ones, the widths small."""
 
 SMALL_BY_TYPE = {
     QWEN3: ["ffn=256"],
     QWEN3_MOE: ["experts=8", "topk=2", "expert_ffn=64"],
-    QWEN3_NEXT: ["experts=8", "topk=2", "expert_ffn=64", "shared_ffn=32", "rotary_dim=8", "lin_key_heads=2",
-                 "lin_value_heads=4", "lin_head_dim=32"],
+    QWEN3_NEXT: [
+        "experts=8",
+        "topk=2",
+        "expert_ffn=64",
+        "shared_ffn=32",
+        "rotary_dim=8",
+        "lin_key_heads=2",
+        "lin_value_heads=4",
+        "lin_head_dim=32",
+    ],
 }
 
 
@@ -127,8 +176,10 @@ def test_steps_of_each_model_type_run_placed_as_unplaced(config, rows):
 
 
 def test_qwen3_next_prefill_in_two_chunks():
-    c = load(QWEN3_NEXT, [*SMALL, *SMALL_BY_TYPE[QWEN3_NEXT], "layers=1", "attn_interval=2", "rows=70",
-                          "max_len=80", "vocab=128"])
+    c = load(
+        QWEN3_NEXT,
+        [*SMALL, *SMALL_BY_TYPE[QWEN3_NEXT], "layers=1", "attn_interval=2", "rows=70", "max_len=80", "vocab=128"],
+    )
     module = decoder_step(c)
     api.place(module, "greedy")
     api.verify(module)
@@ -138,13 +189,16 @@ def test_qwen3_next_prefill_in_two_chunks():
     assert compare(step, plan, "numpy", seed=4).max_abs_err <= 1e-3
 
 
-@pytest.mark.parametrize("config, settings, want", [
-    (QWEN3_MOE, ["fuse=true", "numerics=int8x2", "attn_kind=attention_i8x2"], {"gather_norm", "moe_add_norm"}),
-    (QWEN3_MOE, ["fuse=true", "attn_kind=attention_shared", "rows=8", "tiles=true"], {"moe_add_norm", "gemm_tc"}),
-    (QWEN3_MOE, ["fuse=true", "numerics=f32", "attn_kind=attention_shared", "attn_splits=1"], {"moe_add_norm"}),
-    (QWEN3, ["tiles=true", "rows=8", "split=1"], {"gemv", "glu_tc"}),
-    (QWEN3, ["tiles=true", "numerics=int8x2"], {"gemm_tc", "glu_tc"}),
-])
+@pytest.mark.parametrize(
+    "config, settings, want",
+    [
+        (QWEN3_MOE, ["fuse=true", "numerics=int8x2", "attn_kind=attention_i8x2"], {"gather_norm", "moe_add_norm"}),
+        (QWEN3_MOE, ["fuse=true", "attn_kind=attention_shared", "rows=8", "tiles=true"], {"moe_add_norm", "gemm_tc"}),
+        (QWEN3_MOE, ["fuse=true", "numerics=f32", "attn_kind=attention_shared", "attn_splits=1"], {"moe_add_norm"}),
+        (QWEN3, ["tiles=true", "rows=8", "split=1"], {"gemv", "glu_tc"}),
+        (QWEN3, ["tiles=true", "numerics=int8x2"], {"gemm_tc", "glu_tc"}),
+    ],
+)
 def test_fused_tiled_and_other_attention_kinds_run_placed_as_unplaced(config, settings, want):
     c = load(config, [*SMALL, *SMALL_BY_TYPE[config], *settings])
     module = decoder_step(c)
@@ -169,8 +223,13 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
     at = next(i for i, launch in enumerate(step.launches) if launch.kind == "delta")
     convolved = plan.array(step.launches[at].ins[0], Form.PLAIN)
     assert convolved is not None and convolved.first <= at <= convolved.last
-    bad = dataclasses.replace(plan, scratch=[dataclasses.replace(s, offset=convolved.offset)
-                                             if (s.launch, s.tag) == (at, tag) else s for s in plan.scratch])
+    bad = dataclasses.replace(
+        plan,
+        scratch=[
+            dataclasses.replace(s, offset=convolved.offset) if (s.launch, s.tag) == (at, tag) else s
+            for s in plan.scratch
+        ],
+    )
     assert any("overlaps" in p for p in check(step, bad))
     assert compare(step, bad, "numpy", seed=6).max_abs_err > 1e-3
 

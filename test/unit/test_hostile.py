@@ -446,8 +446,12 @@ _CSV = "id,lower,upper,size\na,0,2,16\nb,1,3,32\n"
 @pytest.mark.parametrize(
     "command, name, raw, message",
     [
-        ("place", "s.mlir", _STEP.encode().replace(b"op(", b"\xff(", 1),
-         "s.mlir:4:28: file is not UTF-8 text (byte 0xff"),
+        (
+            "place",
+            "s.mlir",
+            _STEP.encode().replace(b"op(", b"\xff(", 1),
+            "s.mlir:4:28: file is not UTF-8 text (byte 0xff",
+        ),
         ("place", "s.mlir", b"", "s.mlir:1:1: empty file"),
         ("place", "s.mlir", b"\n  \n", "s.mlir:1:1: empty file"),
         ("place", "s.mlir", codecs.BOM_UTF16_LE + _STEP.encode("utf-16-le"), "s.mlir:1:1: file is UTF-16 text"),
@@ -461,8 +465,12 @@ _CSV = "id,lower,upper,size\na,0,2,16\nb,1,3,32\n"
 def test_undecodable_and_empty_input_is_one_located_line(tmp_path, capsys, command, name, raw, message):
     path = tmp_path / name
     path.write_bytes(raw)
-    argv = {"place": ["place", str(path)], "solve": ["solve", "--input", str(path), "--output", "-"],
-            "build": ["build", str(path)], "run": ["run", str(path), "--quiet"]}[command]
+    argv = {
+        "place": ["place", str(path)],
+        "solve": ["solve", "--input", str(path), "--output", "-"],
+        "build": ["build", str(path)],
+        "run": ["run", str(path), "--quiet"],
+    }[command]
     code, err = _cli(capsys, *argv)
     assert code == 2
     assert err.startswith(f"lanearena {command}: error: {tmp_path}/{message}"), err
@@ -481,8 +489,11 @@ def test_a_utf8_byte_order_mark_is_taken(tmp_path, capsys, command, name, text):
     path = tmp_path / name
     path.write_bytes(codecs.BOM_UTF8 + text.encode())
     out = tmp_path / "out"
-    argv = {"place": ["place", str(path), "-o", str(out)], "build": ["build", str(path), "-o", str(out)],
-            "solve": ["solve", "--input", str(path), "--output", str(out)]}[command]
+    argv = {
+        "place": ["place", str(path), "-o", str(out)],
+        "build": ["build", str(path), "-o", str(out)],
+        "solve": ["solve", "--input", str(path), "--output", str(out)],
+    }[command]
     code, err = _cli(capsys, *argv)
     assert code == 0, err
     assert out.read_text().strip()

@@ -426,8 +426,13 @@ def test_attention(rows, splits):
 
 # -- moe and argmax ----------------------------------------------------------------------------------------------------
 
-MIXTURES = [(Numerics.F32, PLAIN, "f32"), (Numerics.F32, PLAIN, "i8"), (Numerics.INT8, QUANT, "i8"),
-            (Numerics.INT8X2, QUANT, "i8"), (Numerics.INT8, PLAIN, "f32")]
+MIXTURES = [
+    (Numerics.F32, PLAIN, "f32"),
+    (Numerics.F32, PLAIN, "i8"),
+    (Numerics.INT8, QUANT, "i8"),
+    (Numerics.INT8X2, QUANT, "i8"),
+    (Numerics.INT8, PLAIN, "f32"),
+]
 
 
 @pytest.mark.parametrize("numerics,form,elem", MIXTURES)

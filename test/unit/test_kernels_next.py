@@ -23,8 +23,9 @@ def test_conv_keeps_its_window():
     r = rng(40)
     x, w, s = r.standard_normal((rows, ch)), r.standard_normal((ch, width)), r.standard_normal((width - 1, ch))
     xt, st, ot = tensor("x", [rows, ch]), tensor("s", [width - 1, ch], role=Role.STATE), tensor("y", [rows, ch])
-    a = setup("conv", [(xt, PLAIN), (tensor("w", [ch, width], role=Role.WEIGHT), PLAIN)], [(st, PLAIN), (ot, PLAIN)],
-              {})
+    a = setup(
+        "conv", [(xt, PLAIN), (tensor("w", [ch, width], role=Role.WEIGHT), PLAIN)], [(st, PLAIN), (ot, PLAIN)], {}
+    )
     a.put("x", x)
     a.put("s", s)
     ws = a.put_weight("w", w)
@@ -70,7 +71,8 @@ def test_delta_rule_stepped_and_in_chunks(rows, numerics):
     state = r.standard_normal((hv, d, d)) * 0.1
     forms = (PLAIN, QUANT) if numerics is not Numerics.F32 else (PLAIN,)
     ins = [(tensor("qkv", qkv.shape), PLAIN), (tensor("z", z.shape), PLAIN), (tensor("ab", ab.shape), PLAIN)] + [
-        (tensor(n, [k], role=Role.WEIGHT), PLAIN) for n, k in (("a_log", hv), ("dt_bias", hv), ("gain", d))]
+        (tensor(n, [k], role=Role.WEIGHT), PLAIN) for n, k in (("a_log", hv), ("dt_bias", hv), ("gain", d))
+    ]
     out = tensor("o", [rows, hv * d], forms=forms)
     outs = [(tensor("s", [hv, d, d], role=Role.STATE), PLAIN)] + [(out, f) for f in forms]
     a = setup("delta", ins, outs, {"key_heads": hk}, numerics)
@@ -174,8 +176,11 @@ def test_gather_norm(numerics):
     r = rng(60)
     table, gain, ids = r.standard_normal((v, d)), 1 + 0.1 * r.standard_normal(d), np.array([3, 49, 3])
     forms = (PLAIN,) if numerics is Numerics.F32 else (PLAIN, QUANT)
-    ins = [(tensor("e", [v, d], "f32" if numerics is Numerics.F32 else "i8", Role.WEIGHT), PLAIN),
-           (tensor("ids", [rows], "i32"), PLAIN), (tensor("g", [d], role=Role.WEIGHT), PLAIN)]
+    ins = [
+        (tensor("e", [v, d], "f32" if numerics is Numerics.F32 else "i8", Role.WEIGHT), PLAIN),
+        (tensor("ids", [rows], "i32"), PLAIN),
+        (tensor("g", [d], role=Role.WEIGHT), PLAIN),
+    ]
     h = tensor("h", [rows, d], forms=forms)
     a = setup("gather_norm", ins, [(tensor("x", [rows, d]), PLAIN)] + [(h, f) for f in forms], {}, numerics)
     e, g = a.put_weight("e", table), a.put_weight("g", gain)
@@ -193,8 +198,11 @@ def test_gemv_norm(rows, split):
     n, k = 192, 128
     r = rng(61)
     x, w, gain = r.standard_normal((rows, k)), r.standard_normal((n, k)) / np.sqrt(k), 1 + 0.1 * r.standard_normal(n)
-    ins = [(tensor("x", [rows, k]), PLAIN), (tensor("w", [n, k], role=Role.WEIGHT), PLAIN),
-           (tensor("g", [n], role=Role.WEIGHT), PLAIN)]
+    ins = [
+        (tensor("x", [rows, k]), PLAIN),
+        (tensor("w", [n, k], role=Role.WEIGHT), PLAIN),
+        (tensor("g", [n], role=Role.WEIGHT), PLAIN),
+    ]
     a = setup("gemv_norm", ins, [(tensor("y", [rows, n]), PLAIN), (tensor("h", [rows, n]), PLAIN)], {"split": split})
     a.put("x", x)
     ws, g = a.put_weight("w", w), a.put_weight("g", gain)
@@ -213,8 +221,11 @@ def test_gemv_rope(rows, split, hd):
     r = rng(62)
     x, w = r.standard_normal((rows, k)), r.standard_normal((n, k)) / np.sqrt(k)
     pos = np.arange(rows) + 5
-    ins = [(tensor("x", [rows, k]), PLAIN), (tensor("w", [n, k], role=Role.WEIGHT), PLAIN),
-           (tensor("pos", [rows], "i32"), PLAIN)]
+    ins = [
+        (tensor("x", [rows, k]), PLAIN),
+        (tensor("w", [n, k], role=Role.WEIGHT), PLAIN),
+        (tensor("pos", [rows], "i32"), PLAIN),
+    ]
     params = {"split": split, "heads": heads, "kv_heads": kv, "theta": 1e4}
     a = setup("gemv_rope", ins, [(tensor("y", [rows, n]), PLAIN)], params)
     a.put("x", x)
@@ -227,8 +238,9 @@ def test_gemv_rope(rows, split, hd):
     f = pos[:, None] * 1e4 ** (-2.0 * np.arange(half) / hd)
     c, s = np.cos(f)[:, None], np.sin(f)[:, None]
     turned = y[:, : heads + kv]
-    y[:, : heads + kv] = np.concatenate([turned[..., :half] * c - turned[..., half:] * s,
-                                         turned[..., half:] * c + turned[..., :half] * s], axis=-1)
+    y[:, : heads + kv] = np.concatenate(
+        [turned[..., :half] * c - turned[..., half:] * s, turned[..., half:] * c + turned[..., :half] * s], axis=-1
+    )
     close("gemv_rope", a.get("y"), y.reshape(-1), np.abs(x).sum(axis=1).max())
 
 
@@ -245,17 +257,29 @@ def _attention_reference(q, kc, vc, pos, heads, kv_heads):
     return out
 
 
-@pytest.mark.parametrize("kind,splits,numerics", [("attention_shared", 1, Numerics.F32),
-                                                  ("attention_shared", 3, Numerics.F32),
-                                                  ("attention_i8x2", 1, Numerics.INT8X2)])
+@pytest.mark.parametrize(
+    "kind,splits,numerics",
+    [
+        ("attention_shared", 1, Numerics.F32),
+        ("attention_shared", 3, Numerics.F32),
+        ("attention_i8x2", 1, Numerics.INT8X2),
+    ],
+)
 def test_attention_variants(kind, splits, numerics):
     heads, kv, hd, length, rows = 4, 2, 32, 40, 3
     r = rng(63)
-    q, kc, vc = r.standard_normal((rows, heads * hd)), r.standard_normal((length, kv * hd)), r.standard_normal(
-        (length, kv * hd))
+    q, kc, vc = (
+        r.standard_normal((rows, heads * hd)),
+        r.standard_normal((length, kv * hd)),
+        r.standard_normal((length, kv * hd)),
+    )
     pos = np.array([0, 17, 39])
-    ins = [(tensor("q", [rows, heads * hd]), PLAIN), (tensor("kc", [length, kv * hd], role=Role.STATE), PLAIN),
-           (tensor("vc", [length, kv * hd], role=Role.STATE), PLAIN), (tensor("pos", [rows], "i32"), PLAIN)]
+    ins = [
+        (tensor("q", [rows, heads * hd]), PLAIN),
+        (tensor("kc", [length, kv * hd], role=Role.STATE), PLAIN),
+        (tensor("vc", [length, kv * hd], role=Role.STATE), PLAIN),
+        (tensor("pos", [rows], "i32"), PLAIN),
+    ]
     params = {"heads": heads, "kv_heads": kv} | ({"splits": splits} if kind == "attention_shared" else {})
     a = setup(kind, ins, [(tensor("o", [rows, heads * hd]), PLAIN)], params, numerics)
     for name, values in (("q", q), ("kc", kc), ("vc", vc), ("pos", pos)):
@@ -279,8 +303,9 @@ def test_projections_in_tiles(kind, rows, split, whole, numerics):
     names = ("w_gate", "w_up") if kind == "glu_tc" else ("w",)
     ws = [(tensor(nm, [n, k], elem, Role.WEIGHT), PLAIN) for nm in names]
     params = {"split": split} | ({"whole": whole} if whole else {})
-    a = setup(kind, [(tensor("x", [rows, k], forms=(form,)), form), *ws], [(tensor("y", [rows, n]), PLAIN)], params,
-              numerics)
+    a = setup(
+        kind, [(tensor("x", [rows, k], forms=(form,)), form), *ws], [(tensor("y", [rows, n]), PLAIN)], params, numerics
+    )
     xs = put_x(a, "x", form, x).reshape(rows, k)
     got = [a.put_weight(nm, w) for nm, w in zip(names, (wg, wu), strict=False)]  # one weight, or the gated pair
     a.output("y")

@@ -62,8 +62,9 @@ def test_committed_ptx_is_up_to_date(regenerated):
 def test_ptx_assembles_for_every_gpu_from_ampere(module, arch, tmp_path):
     src = tmp_path / f"{module}.ptx"
     src.write_text(ptx.modules()[module])
-    done = subprocess.run([PTXAS, f"-arch={arch}", str(src), "-o", str(tmp_path / "out.cubin")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [PTXAS, f"-arch={arch}", str(src), "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
 
 

@@ -33,16 +33,70 @@ TOKEN = re.compile(
     r'"[^"\n]*"|%[\w.$-]+|@[\w.$-]+|!lane\.tensor<[^>\n]*>|#lane\.\w+<[^>\n]*>|[A-Za-z_][\w.]*|'
     r"-?\d+(?:\.\d+)?(?:e-?\d+)?|->|\S"
 )
-VOCAB = ["%x", "%nope", '"x"', '""', "(", ")", ",", "->", ":", "{", "}", "[", "]", "<", ">", "64", "-1", "0", "1.5",
-         "lane.bogus", "arena.bogus", "quant", "plain", "whole", "other", "part", "f32", "i8", "lane.tensor",
-         "lane.view", "lane.output", "arena.array", "!lane.tensor<0xf32>", "#lane.part<64, 0, 32>", "@s",
-         "numerics", "forms", "live", "#builtin.int<-3>", "[]", '[["plain"]]', '["quant"]', "{}", "{split = [1]}",
-         "array<i32: 2>", '"lane.launch"', '"arena.array"', "3 : i64"]
+VOCAB = [
+    "%x",
+    "%nope",
+    '"x"',
+    '""',
+    "(",
+    ")",
+    ",",
+    "->",
+    ":",
+    "{",
+    "}",
+    "[",
+    "]",
+    "<",
+    ">",
+    "64",
+    "-1",
+    "0",
+    "1.5",
+    "lane.bogus",
+    "arena.bogus",
+    "quant",
+    "plain",
+    "whole",
+    "other",
+    "part",
+    "f32",
+    "i8",
+    "lane.tensor",
+    "lane.view",
+    "lane.output",
+    "arena.array",
+    "!lane.tensor<0xf32>",
+    "#lane.part<64, 0, 32>",
+    "@s",
+    "numerics",
+    "forms",
+    "live",
+    "#builtin.int<-3>",
+    "[]",
+    '[["plain"]]',
+    '["quant"]',
+    "{}",
+    "{split = [1]}",
+    "array<i32: 2>",
+    '"lane.launch"',
+    '"arena.array"',
+    "3 : i64",
+]
 """Tokens put in place of another."""
 NUMBERS = ["-1", "0", "-256", "1.5", "99999999999999999999", '"x"', "true", "0x10", "1e400", "3"]
-TYPES = ["!lane.tensor<64xf16>", "!lane.tensor<>", "!lane.tensor<0x4xf32>", "!lane.tensor<?xf32>", "i32",
-         "tensor<4xf32>", "!lane.tensor<64xf32", "!lane.tensor<4x-4xf32>", "!lane.tensor<64xi8>",
-         "!lane.tensor<3xf32>"]
+TYPES = [
+    "!lane.tensor<64xf16>",
+    "!lane.tensor<>",
+    "!lane.tensor<0x4xf32>",
+    "!lane.tensor<?xf32>",
+    "i32",
+    "tensor<4xf32>",
+    "!lane.tensor<64xf32",
+    "!lane.tensor<4x-4xf32>",
+    "!lane.tensor<64xi8>",
+    "!lane.tensor<3xf32>",
+]
 OPS = ["lane.nope", "arena.bogus", "lane.Step", "lane", "builtin.module", "lane.launch", "lane.gemv", "arena.alloc"]
 CHARS = '{}()<>[],:%@#!"\\\x00é'
 KINDS = ("truncate", "delete", "replace", "vocab", "op", "number", "type", "swap", "dup", "dropline", "char")
@@ -168,9 +222,17 @@ def test_xdsl_opt_gives_a_located_diagnostic_for_every_malformed_input(tmp_path)
     path = tmp_path / "malformed.mlir"
     path.write_text("// -----\n".join(text if text.endswith("\n") else text + "\n" for text in inputs))
     run = subprocess.run(
-        [Path(sys.executable).with_name("xdsl-opt"), path, "--split-input-file", "--parsing-diagnostics",
-         "--verify-diagnostics"],
-        check=False, capture_output=True, text=True, timeout=300,
+        [
+            Path(sys.executable).with_name("xdsl-opt"),
+            path,
+            "--split-input-file",
+            "--parsing-diagnostics",
+            "--verify-diagnostics",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stderr[-2000:]
     chunks = run.stdout.split("// -----\n")
@@ -181,6 +243,11 @@ def test_xdsl_opt_gives_a_located_diagnostic_for_every_malformed_input(tmp_path)
 
 def test_a_quote_left_open_before_a_long_line_fails_fast():
     text = 'lane.step @s numerics(f32) {\n  %x = lane.input "x : !lane.tensor<64xf32> and a long tail of words\n}\n'
-    run = subprocess.run([sys.executable, "-c", f"from lanearena import api; api.parse({text!r}, 'q.mlir')"],
-                         check=False, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", f"from lanearena import api; api.parse({text!r}, 'q.mlir')"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "UserError" in run.stderr and "closing string literal" in run.stderr

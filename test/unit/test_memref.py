@@ -73,14 +73,17 @@ def test_lives_from_op_order():
     lives = function_lives(function, 256)
     # positions: func 0, c0 1, c1 2, f 3, a 4, for 5, t 6, store 7, store 8, yield 9, b 10, store 11, return 12
     assert [(life.alloc.memref.name_hint, life.size, life.lower, life.upper) for life in lives.lives] == [
-        ("a", 16, 4, 12), ("t", 8, 6, 8), ("b", 8, 10, 11)]
+        ("a", 16, 4, 12),
+        ("t", 8, 6, 8),
+        ("b", 8, 10, 11),
+    ]
     assert lives.kept == []
 
 
 def test_example_is_at_the_lower_bound(tmp_path):
     text = (ROOT / "examples" / "memref.mlir").read_text()
     placed = _place(text)
-    assert f'{ARENA_ATTR} = 768 : i64, lanearena.lower_bound = 768 : i64' in placed
+    assert f"{ARENA_ATTR} = 768 : i64, lanearena.lower_bound = 768 : i64" in placed
     assert _run(text, tmp_path, "before.mlir") == _run(placed, tmp_path, "after.mlir")
 
 
@@ -130,7 +133,8 @@ def test_a_chain_of_short_lived_buffers_is_at_the_lower_bound(sizes, align):
     assert arena.attributes[ARENA_ATTR] == arena.attributes["lanearena.lower_bound"]
     rounded = [-(-4 * n // align) * align for n in sizes]
     assert arena.attributes[ARENA_ATTR].value.data == max(
-        [rounded[0]] + [a + b for a, b in itertools.pairwise(rounded)])
+        [rounded[0]] + [a + b for a, b in itertools.pairwise(rounded)]
+    )
 
 
 # --- random functions ----------------------------------------------------------------------------------------------
@@ -304,11 +308,11 @@ def test_malformed_input_is_one_located_error(tmp_path_factory, source, data):
         if edit == "cut":
             text = text[:at]
         elif edit == "byte":
-            text = text[:at] + bytes([data.draw(st.sampled_from(b"%{}()<>[]:,=x0 \n\xff"))]) + text[at + 1:]
+            text = text[:at] + bytes([data.draw(st.sampled_from(b"%{}()<>[]:,=x0 \n\xff"))]) + text[at + 1 :]
         elif edit == "delete":
-            text = text[:at] + text[at + data.draw(st.integers(1, 20)):]
+            text = text[:at] + text[at + data.draw(st.integers(1, 20)) :]
         else:
-            text = text[:at] + text[at:at + data.draw(st.integers(1, 20))] + text[at:]
+            text = text[:at] + text[at : at + data.draw(st.integers(1, 20))] + text[at:]
         if not text:
             break
     path = tmp_path_factory.mktemp("malformed") / "bad.mlir"

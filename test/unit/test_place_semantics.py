@@ -76,12 +76,17 @@ def test_a_misaligned_offset_is_caught(step, shift):
 
 def test_counters_never_take_arena_bytes():
     t = {"x": Tensor("x", (64,), "f32", Role.INPUT), "y": Tensor("y", (64,), "f32", Role.COMPUTED)}
-    launch = Launch("k", ("x",), ("y",), reads=(Touch("x", Form.PLAIN),), writes=(Write("y", Form.PLAIN, Whole()),),
-                    scratch=(Scratch("c", "i32", 4096, counter=True), Scratch("s", "f32", 100)))
+    launch = Launch(
+        "k",
+        ("x",),
+        ("y",),
+        reads=(Touch("x", Form.PLAIN),),
+        writes=(Write("y", Form.PLAIN, Whole()),),
+        scratch=(Scratch("c", "i32", 4096, counter=True), Scratch("s", "f32", 100)),
+    )
     step = Step("s", Numerics.F32, t, [launch], frozenset({"y"}))
     p = plan(step, "greedy")
     assert p.bytes == 256 and [c.tag for c in p.counters] == ["c"] and [s.tag for s in p.scratch] == ["s"]
     assert check(step, p) == []
     p.scratch.append(PlacedScratch(0, "c", 256, 4096))
     assert any("counter must keep a zeroed buffer" in m for m in check(step, p))
-

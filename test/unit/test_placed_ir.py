@@ -38,10 +38,15 @@ def test_placing_a_placed_step_changes_nothing(again):
 
 
 def test_xdsl_opt_places_its_own_output_to_the_same_text():
-    once = subprocess.run(["xdsl-opt", str(EXAMPLE), "-p", "lane-arena-place{algorithm=greedy}"],
-                          capture_output=True, text=True, check=True).stdout
-    twice = subprocess.run(["xdsl-opt", "-p", "lane-arena-place"], input=once, capture_output=True, text=True,
-                           check=True).stdout
+    once = subprocess.run(
+        ["xdsl-opt", str(EXAMPLE), "-p", "lane-arena-place{algorithm=greedy}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    twice = subprocess.run(
+        ["xdsl-opt", "-p", "lane-arena-place"], input=once, capture_output=True, text=True, check=True
+    ).stdout
     assert twice == once
 
 
@@ -99,8 +104,10 @@ def test_a_hand_made_overlap_is_an_error_at_its_op():
     module = api.parse(OVERLAP, "hand.mlir")
     with pytest.raises(UserError) as e:
         api.verify(module)
-    assert "hand.mlir:5:8: lane.step @overlap: arena.tensor 'a' plain [0, 1280) live 0-1 overlaps arena.tensor 'b'" \
+    assert (
+        "hand.mlir:5:8: lane.step @overlap: arena.tensor 'a' plain [0, 1280) live 0-1 overlaps arena.tensor 'b'"
         in str(e.value)
+    )
 
 
 def _place_json(capsys, path: Path) -> list:
@@ -111,12 +118,22 @@ def _place_json(capsys, path: Path) -> list:
 def test_place_json_reads_back_the_same_from_a_placed_file(tmp_path, capsys):
     first = _place_json(capsys, EXAMPLE)
     placed = tmp_path / "placed.mlir"
-    placed.write_text(subprocess.run(["xdsl-opt", str(EXAMPLE), "-p", "lane-arena-place{algorithm=greedy}"],
-                                     capture_output=True, text=True, check=True).stdout)
+    placed.write_text(
+        subprocess.run(
+            ["xdsl-opt", str(EXAMPLE), "-p", "lane-arena-place{algorithm=greedy}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     assert _place_json(capsys, placed) == first
     (step,) = first
-    assert (step["step"], step["arena_bytes"], step["lower_bound"], step["algorithm"]) == ("decode", 84224, 84224,
-                                                                                          "greedy")
+    assert (step["step"], step["arena_bytes"], step["lower_bound"], step["algorithm"]) == (
+        "decode",
+        84224,
+        84224,
+        "greedy",
+    )
     assert {"tensor": "q", "form": "plain", "offset": 65536, "bytes": 16384, "first": 1, "last": 3} in step["arrays"]
     assert step["scratch"] == [{"launch": 1, "tag": "fp", "offset": 0, "bytes": 65536}]
     assert step["counters"] == [{"launch": 1, "tag": "fq", "bytes": 256}]

@@ -105,8 +105,12 @@ def test_every_algorithm_places_validly(buffers, algorithm, alignment):
 @given(buffer_sets(), st.data())
 def test_check_catches_a_moved_offset(buffers, data):
     p = place(buffers, "greedy")
-    pairs = [(i, j) for i, a in enumerate(buffers) for j, b in enumerate(buffers)
-             if i != j and a.lower < b.upper and b.lower < a.upper]
+    pairs = [
+        (i, j)
+        for i, a in enumerate(buffers)
+        for j, b in enumerate(buffers)
+        if i != j and a.lower < b.upper and b.lower < a.upper
+    ]
     if not pairs:
         return
     i, j = data.draw(st.sampled_from(pairs))

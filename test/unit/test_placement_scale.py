@@ -30,8 +30,9 @@ def training(layers: int, seed: int = 0) -> list[Buffer]:
     out = [Buffer(f"act{k}", k, 2 * layers - k, rng.choice([1024, 4096, 16384])) for k in range(layers)]
     for t in range(2 * layers):
         for _ in range(3):
-            out.append(Buffer(f"tmp{len(out)}", t, min(t + rng.randint(1, 3), 2 * layers),
-                              rng.choice([256, 1024, 65536])))
+            out.append(
+                Buffer(f"tmp{len(out)}", t, min(t + rng.randint(1, 3), 2 * layers), rng.choice([256, 1024, 65536]))
+            )
     return out
 
 
@@ -98,8 +99,10 @@ def test_the_portfolio_keeps_long_lives_low():
     rng = random.Random(1)
     layers = 1000
     buffers = [Buffer(f"long{k}", k, k + layers, rng.choice([256, 1024, 4096, 16384])) for k in range(layers)]
-    buffers += [Buffer(f"tmp{k}", k // 2, min(k // 2 + rng.randint(1, 3), 2 * layers), rng.choice([256, 4096, 65536]))
-                for k in range(4 * layers)]
+    buffers += [
+        Buffer(f"tmp{k}", k // 2, min(k // 2 + rng.randint(1, 3), 2 * layers), rng.choice([256, 4096, 65536]))
+        for k in range(4 * layers)
+    ]
     greedy_height = place(buffers, "greedy").height
     best = place(buffers, work=2_000_000)
     assert best.height < greedy_height and check(buffers, best.offsets) == []

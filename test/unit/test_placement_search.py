@@ -44,7 +44,9 @@ def optimum(lives) -> int:
 def valid(lives, offsets, capacity) -> bool:
     return all(o >= 0 and o + s <= capacity for o, (_, _, s) in zip(offsets, lives, strict=True)) and all(
         offsets[i] + lives[i][2] <= offsets[j] or offsets[j] + lives[j][2] <= offsets[i]
-        for i, j in itertools.combinations(range(len(lives)), 2) if overlapping(lives[i], lives[j]))
+        for i, j in itertools.combinations(range(len(lives)), 2)
+        if overlapping(lives[i], lives[j])
+    )
 
 
 def searched(lives, capacity, keys, backjump, step=10**6):
@@ -81,8 +83,14 @@ def test_groups_split_where_no_life_crosses():
 
 
 def test_best_reaches_the_bound_where_the_greedy_orders_do_not():
-    bs = [Buffer("b0", 4, 6, 5), Buffer("b1", 0, 4, 2), Buffer("b2", 6, 9, 5), Buffer("b3", 5, 8, 3),
-          Buffer("b4", 3, 5, 5), Buffer("b5", 6, 10, 1)]
+    bs = [
+        Buffer("b0", 4, 6, 5),
+        Buffer("b1", 0, 4, 2),
+        Buffer("b2", 6, 9, 5),
+        Buffer("b3", 5, 8, 3),
+        Buffer("b4", 3, 5, 5),
+        Buffer("b5", 6, 10, 1),
+    ]
     greedy, orders, best = place(bs, "greedy"), place(bs, "portfolio"), place(bs, "best", time_limit=2.0)
     assert (greedy.height, orders.height) == (13, 12)
     assert check(bs, best.offsets) == [] and best.height == best.lower_bound == 10 and best.algorithm == "search"
@@ -105,8 +113,14 @@ def test_check_catches_misaligned_and_negative_offsets():
 
 
 def test_capacity_is_searched_for_and_progress_reported():
-    bs = [Buffer("b0", 4, 6, 5), Buffer("b1", 0, 4, 2), Buffer("b2", 6, 9, 5), Buffer("b3", 5, 8, 3),
-          Buffer("b4", 3, 5, 5), Buffer("b5", 6, 10, 1)]
+    bs = [
+        Buffer("b0", 4, 6, 5),
+        Buffer("b1", 0, 4, 2),
+        Buffer("b2", 6, 9, 5),
+        Buffer("b3", 5, 8, 3),
+        Buffer("b4", 3, 5, 5),
+        Buffer("b5", 6, 10, 1),
+    ]
     lines = []
     p = place(bs, capacity=10, time_limit=2.0, progress=lines.append)
     assert p.height <= 10 and check(bs, p.offsets) == []

@@ -34,8 +34,12 @@ def _example():
     a = b.tensor("a", 256, forms=("plain", "quant"))
     c = b.tensor("c", 1024)
     y = b.tensor("y", 256)
-    b.generic("k0", ins=[x], outs=[(a, ("plain", "quant"))],
-              scratch=[Scratch("t", "f32", 2048), Scratch("n", "i32", 4, counter=True)])
+    b.generic(
+        "k0",
+        ins=[x],
+        outs=[(a, ("plain", "quant"))],
+        scratch=[Scratch("t", "f32", 2048), Scratch("n", "i32", 4, counter=True)],
+    )
     b.generic("k1", ins=[(a, "quant")], outs=[c])
     b.generic("k2", ins=[a, c], outs=[y])
     b.output(y)
@@ -43,8 +47,11 @@ def _example():
     step, values = step_of(steps(module)[0])
     plan = ArenaPlan(
         5632,
-        arrays=[PlacedArray("a", Form.PLAIN, 0, 1024, 0, 2), PlacedArray("a", Form.QUANT, 1024, 512, 0, 1),
-                PlacedArray("c", Form.PLAIN, 1536, 4096, 1, 2)],
+        arrays=[
+            PlacedArray("a", Form.PLAIN, 0, 1024, 0, 2),
+            PlacedArray("a", Form.QUANT, 1024, 512, 0, 1),
+            PlacedArray("c", Form.PLAIN, 1536, 4096, 1, 2),
+        ],
         scratch=[PlacedScratch(0, "t", 1536, 2048)],
         counters=[Counter(0, "n", 4)],
         own=[OwnArray("x", Form.PLAIN, 1024, "input"), OwnArray("y", Form.PLAIN, 1024, "output")],
@@ -74,8 +81,12 @@ def test_table_numbers_follow_the_plan():
     _, step, _, plan = _example()
     assert report.live_bytes(step, plan) == [1024 + 512 + 2048, 1024 + 512 + 4096, 1024 + 4096]
     assert report.peak(step, plan) == Peak(1, "k1", 5632, 3)
-    assert [(r.name, r.kind) for r in report.largest(plan)] == [("c", "plain"), ("t", "scratch"), ("a", "plain"),
-                                                                 ("a", "quant")]
+    assert [(r.name, r.kind) for r in report.largest(plan)] == [
+        ("c", "plain"),
+        ("t", "scratch"),
+        ("a", "plain"),
+        ("a", "quant"),
+    ]
     assert report.no_reuse_bytes(plan) == 1024 + 512 + 4096 + 2048
     assert report.own_by_reason(plan) == {"input": (1, 1024), "output": (1, 1024)}
     text = report.table(step, plan)
@@ -85,14 +96,23 @@ def test_table_numbers_follow_the_plan():
     assert "  own buffers 2: input 1 (1.00 KiB), output 1 (1.00 KiB)\n" in text
     assert "  counters    1 (4 B), each a zeroed buffer of its own\n" in text
     rows = text.split("largest placed items\n")[1].splitlines()[1:]
-    assert [row.split()[:3] for row in rows] == [["c", "plain", "4,096"], ["t", "(#0", "k0)"], ["a", "plain", "1,024"],
-                                                 ["a", "quant", "512"]]
+    assert [row.split()[:3] for row in rows] == [
+        ["c", "plain", "4,096"],
+        ["t", "(#0", "k0)"],
+        ["a", "plain", "1,024"],
+        ["a", "quant", "512"],
+    ]
     assert [row.split()[-1] for row in rows] == ["1-2", "0", "0-2", "0-1"]
 
 
 def test_sizes_take_the_unit_that_fits():
-    assert [report.size(n) for n in (0, 1023, 1024, 3 << 19, 5 << 30)] == ["0 B", "1023 B", "1.00 KiB", "1.50 MiB",
-                                                                         "5.00 GiB"]
+    assert [report.size(n) for n in (0, 1023, 1024, 3 << 19, 5 << 30)] == [
+        "0 B",
+        "1023 B",
+        "1.00 KiB",
+        "1.50 MiB",
+        "5.00 GiB",
+    ]
 
 
 def test_crowded_steps_label_only_the_largest():

@@ -177,8 +177,14 @@ def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:  # 
         case Delta(hv=hv, d=d, rows=rows) if kernels.delta_in_chunks(rows):
             arm("delta in chunks")
             kg, qg, tb, sc, dec = kernels.delta_chunk_scratch(-(-rows // kernels.DELTA_CHUNK), hv, d)
-            return [t("o", "float", rows * hv * d * 4), t("dk", "float", kg * 4), t("dq", "float", qg * 4),
-                    t("dt", "float", tb * 4), t("dp", "float", sc * 4), t("dg", "float", dec * 4)]
+            return [
+                t("o", "float", rows * hv * d * 4),
+                t("dk", "float", kg * 4),
+                t("dq", "float", qg * 4),
+                t("dt", "float", tb * 4),
+                t("dp", "float", sc * 4),
+                t("dg", "float", dec * 4),
+            ]
         case Delta(hv=hv, d=d, rows=rows, seqs=seqs):
             arm("delta stepped")
             return [t("o", "float", rows * hv * d * seqs * 4), counter("dc", hv * seqs * 4)]
@@ -218,8 +224,13 @@ def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:  # 
         case Moe(dff=dff, k=k, experts=experts, shared=shared):
             arm("mixture, one row" + (" with a shared expert" if shared else ""))
             hidden = k * dff + (shared.dff if shared else 0)
-            v = [t("i", "int", k * 4), t("g", "float", k * 4), t("h", "float", hidden * 4),
-                 t("rl", "float", experts * 4), counter("rc", 4)]
+            v = [
+                t("i", "int", k * 4),
+                t("g", "float", k * 4),
+                t("h", "float", hidden * 4),
+                t("rl", "float", experts * 4),
+                counter("rc", 4),
+            ]
             if m > 0:
                 quantized(v, ["hq", "hl", "hs"], hidden)
             return v
@@ -263,11 +274,14 @@ def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:  # 
         case Attention(shared=shared) if shared is not None:
             arm("shared attention, unsplit")
             return []
-        case Attention(heads=heads, vd=vd, rows=rows, per_block=per_block, splits=splits, parallel=True,
-                       shared=None) if not l.in_tiles:
+        case Attention(
+            heads=heads, vd=vd, rows=rows, per_block=per_block, splits=splits, parallel=True, shared=None
+        ) if not l.in_tiles:
             arm("parallel attention")
-            return [t("ap", acc_ty, rows * heads * splits * (vd + 2) * acc),
-                    counter("ac", rows * heads // per_block * 4)]
+            return [
+                t("ap", acc_ty, rows * heads * splits * (vd + 2) * acc),
+                counter("ac", rows * heads // per_block * 4),
+            ]
         case _:
             arm("none")
             return []
@@ -278,6 +292,7 @@ def seed_scratch(l, numerics: Numerics) -> list[tuple[str, str, int, bool]]:  # 
 
 def as_seed(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics):
     """The seed's launch a lanearena launch of `kind` over tensors `t` (by operand) with parameters `p` is."""
+
     def rows(x: str, width: int) -> int:
         return t[x].length // width
 
@@ -287,8 +302,17 @@ def as_seed(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics):
 
     def mixture(shared=None):
         _, f, d = t["w_gate"].shape
-        return Moe(d, f, p["topk"], p["experts"], rows("x", d), p.get("router_split", 1), shared,
-                   bool(p.get("tc", 0)), bool(p.get("paired", 0)))
+        return Moe(
+            d,
+            f,
+            p["topk"],
+            p["experts"],
+            rows("x", d),
+            p.get("router_split", 1),
+            shared,
+            bool(p.get("tc", 0)),
+            bool(p.get("paired", 0)),
+        )
 
     def gemv_like():
         n, m = product("w")
@@ -313,9 +337,20 @@ def as_seed(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics):
             heads, kv = p["heads"], p["kv_heads"]
             hd = t["q"].shape[-1] // heads
             splits = p.get("splits", 1)
-            return Attention(heads, heads // kv, hd, hd, t["k_cache"].shape[0], rows("q", heads * hd), 1, splits,
-                             parallel=splits > 1, shared=splits if kind == "attention_shared" else None,
-                             two_words=kind == "attention_i8x2", in_tiles=kernels.attends_in_tiles())
+            return Attention(
+                heads,
+                heads // kv,
+                hd,
+                hd,
+                t["k_cache"].shape[0],
+                rows("q", heads * hd),
+                1,
+                splits,
+                parallel=splits > 1,
+                shared=splits if kind == "attention_shared" else None,
+                two_words=kind == "attention_i8x2",
+                in_tiles=kernels.attends_in_tiles(),
+            )
         case "moe":
             return mixture()
         case "moe_shared":
@@ -429,8 +464,13 @@ def products(draw, kind: str):
 def attentions(draw, kind: str):
     kv, group, hd = draw(st.integers(1, 4)), draw(st.integers(1, 4)), 2 * draw(st.integers(1, 64))
     heads, rows, length = kv * group, draw(st.integers(1, 70)), draw(st.integers(1, 4096))
-    t = {"q": T("q", rows, heads * hd), "k_cache": T("kc", length, kv * hd), "v_cache": T("vc", length, kv * hd),
-         "pos": T("pos", rows, elem="i32"), "out": T("out", rows, heads * hd)}
+    t = {
+        "q": T("q", rows, heads * hd),
+        "k_cache": T("kc", length, kv * hd),
+        "v_cache": T("vc", length, kv * hd),
+        "pos": T("pos", rows, elem="i32"),
+        "out": T("out", rows, heads * hd),
+    }
     p = {"heads": heads, "kv_heads": kv}
     if kind != "attention_i8x2":
         p["splits"] = draw(st.sampled_from([1, 2, 3, 8, 16]))
@@ -442,17 +482,32 @@ def mixtures(draw, kind: str):
     experts = draw(st.integers(1, 200))
     topk, d, f = draw(st.integers(1, min(experts, 8))), draw(dims), draw(dims)
     rows = 1 if kind == "moe_shared" else draw(st.sampled_from([1, 1, 2, 5, 64, 65, 130]))
-    t = {"x": T("x", rows * d), "w_router": W("wr", experts, d), "w_gate": W("wg", experts, f, d),
-         "w_up": W("wu", experts, f, d), "w_down": W("wd", experts, d, f), "out": T("out", rows * d),
-         "residual": T("res", rows * d), "gain": W("gain", d), "normed": T("normed", rows * d)}
+    t = {
+        "x": T("x", rows * d),
+        "w_router": W("wr", experts, d),
+        "w_gate": W("wg", experts, f, d),
+        "w_up": W("wu", experts, f, d),
+        "w_down": W("wd", experts, d, f),
+        "out": T("out", rows * d),
+        "residual": T("res", rows * d),
+        "gain": W("gain", d),
+        "normed": T("normed", rows * d),
+    }
     p = {"experts": experts, "topk": topk}
     tc = draw(st.booleans())
-    p |= {"router_split": draw(st.sampled_from([1, 2, 4])), **({"tc": 1} if tc else {}),
-          **({"paired": 1} if tc and draw(st.booleans()) else {})}
+    p |= {
+        "router_split": draw(st.sampled_from([1, 2, 4])),
+        **({"tc": 1} if tc else {}),
+        **({"paired": 1} if tc and draw(st.booleans()) else {}),
+    }
     if kind == "moe_shared":
         fs = draw(dims)
-        t |= {"w_shared_gate": W("sg", fs, d), "w_shared_up": W("su", fs, d), "w_shared_down": W("sd", d, fs),
-              "w_shared_router": W("sr", 1, d)}
+        t |= {
+            "w_shared_gate": W("sg", fs, d),
+            "w_shared_up": W("su", fs, d),
+            "w_shared_down": W("sd", d, fs),
+            "w_shared_router": W("sr", 1, d),
+        }
     return t, p
 
 
@@ -460,9 +515,16 @@ def mixtures(draw, kind: str):
 def deltas(draw):
     hk, ratio, d = draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.sampled_from([8, 32, 64, 128]))
     hv, rows = hk * ratio, draw(st.sampled_from([1, 1, 2, 63, 64, 65, 200]))
-    t = {"qkv": T("qkv", rows, (2 * hk + hv) * d), "z": T("z", rows, hv * d), "ab": T("ab", rows, 2 * hv),
-         "a_log": W("a", hv), "dt_bias": W("dt", hv), "gain": W("g", d), "state": T("s", hv, d, d, role=Role.STATE),
-         "out": T("out", rows, hv * d)}
+    t = {
+        "qkv": T("qkv", rows, (2 * hk + hv) * d),
+        "z": T("z", rows, hv * d),
+        "ab": T("ab", rows, 2 * hv),
+        "a_log": W("a", hv),
+        "dt_bias": W("dt", hv),
+        "gain": W("g", d),
+        "state": T("s", hv, d, d, role=Role.STATE),
+        "out": T("out", rows, hv * d),
+    }
     return t, {"key_heads": hk}
 
 
@@ -473,16 +535,34 @@ def others(draw, kind: str):
     table = {
         "argmax": ({"logits": T("l", rows, v), "out": T("tok", rows, elem="i32")}, {}),
         "gather": ({"table": W("e", v, d), "ids": T("ids", rows, elem="i32"), "out": T("x", rows, d)}, {}),
-        "gather_norm": ({"table": W("e", v, d), "ids": T("ids", rows, elem="i32"), "gain": W("g", d),
-                         "x": T("x", rows, d), "out": T("h", rows, d)}, {}),
+        "gather_norm": (
+            {
+                "table": W("e", v, d),
+                "ids": T("ids", rows, elem="i32"),
+                "gain": W("g", d),
+                "x": T("x", rows, d),
+                "out": T("h", rows, d),
+            },
+            {},
+        ),
         "norm": ({"x": T("x", rows, d), "gain": W("g", d), "out": T("h", rows, d)}, {}),
         "quantize": ({"x": T("x", rows, d), "out": T("x", rows, d)}, {}),
         "binary": ({"a": T("a", rows * d), "b": T("b", rows * d), "out": T("c", rows * d)}, {}),
         "rope": ({"pos": T("pos", rows, elem="i32"), "x": T("q", rows, d)}, {"heads": 1}),
-        "kv_store": ({"k": T("k", rows, d), "v": T("v", rows, d), "pos": T("pos", rows, elem="i32"),
-                      "k_cache": T("kc", 64, d, role=Role.STATE), "v_cache": T("vc", 64, d, role=Role.STATE)}, {}),
-        "conv": ({"x": T("x", rows, d), "w": W("w", d, 4), "state": T("s", 3, d, role=Role.STATE),
-                  "out": T("y", rows, d)}, {}),
+        "kv_store": (
+            {
+                "k": T("k", rows, d),
+                "v": T("v", rows, d),
+                "pos": T("pos", rows, elem="i32"),
+                "k_cache": T("kc", 64, d, role=Role.STATE),
+                "v_cache": T("vc", 64, d, role=Role.STATE),
+            },
+            {},
+        ),
+        "conv": (
+            {"x": T("x", rows, d), "w": W("w", d, 4), "state": T("s", 3, d, role=Role.STATE), "out": T("y", rows, d)},
+            {},
+        ),
     }
     return table[kind]
 
@@ -539,13 +619,26 @@ def _example(kind: str, variant: int):
     if kind == "delta":
         rows = variant
         hk, hv, d = 2, 4, 32
-        return {"qkv": T("qkv", rows, (2 * hk + hv) * d), "z": T("z", rows, hv * d), "ab": T("ab", rows, 2 * hv),
-                "a_log": W("a", hv), "dt_bias": W("dt", hv), "gain": W("g", d),
-                "state": T("s", hv, d, d, role=Role.STATE), "out": T("o", rows, hv * d)}, {"key_heads": hk}
+        return {
+            "qkv": T("qkv", rows, (2 * hk + hv) * d),
+            "z": T("z", rows, hv * d),
+            "ab": T("ab", rows, 2 * hv),
+            "a_log": W("a", hv),
+            "dt_bias": W("dt", hv),
+            "gain": W("g", d),
+            "state": T("s", hv, d, d, role=Role.STATE),
+            "out": T("o", rows, hv * d),
+        }, {"key_heads": hk}
     if kind in ("gemv", "gemm_tc", "glu_tc", "gemv_rope"):
         rows = 3 if kind == "glu_tc" else 70
-        t = {"x": T("x", rows * 64), "out": T("out", rows * 192), "w": W("w", 192, 64),
-             "w_gate": W("wg", 192, 64), "w_up": W("wu", 192, 64), "pos": T("pos", rows, elem="i32")}
+        t = {
+            "x": T("x", rows * 64),
+            "out": T("out", rows * 192),
+            "w": W("w", 192, 64),
+            "w_gate": W("wg", 192, 64),
+            "w_up": W("wu", 192, 64),
+            "pos": T("pos", rows, elem="i32"),
+        }
         p = {"split": 1 if kind == "glu_tc" else 4} | ({"whole": 1} if kind == "gemm_tc" else {})
         if kind == "gemv_rope":
             p |= {"heads": 2, "kv_heads": 1}
@@ -554,23 +647,43 @@ def _example(kind: str, variant: int):
         return t, p
     if kind.startswith("moe"):
         rows = 1 if (kind == "moe" and variant == 3) or kind == "moe_shared" or variant == 1 else 6
-        t = {"x": T("x", rows * 64), "w_router": W("wr", 8, 64), "w_gate": W("wg", 8, 96, 64),
-             "w_up": W("wu", 8, 96, 64), "w_down": W("wd", 8, 64, 96), "out": T("out", rows * 64),
-             "residual": T("res", rows * 64), "gain": W("g", 64), "normed": T("n", rows * 64),
-             "w_shared_gate": W("sg", 32, 64), "w_shared_up": W("su", 32, 64), "w_shared_down": W("sd", 64, 32),
-             "w_shared_router": W("sr", 1, 64)}
+        t = {
+            "x": T("x", rows * 64),
+            "w_router": W("wr", 8, 64),
+            "w_gate": W("wg", 8, 96, 64),
+            "w_up": W("wu", 8, 96, 64),
+            "w_down": W("wd", 8, 64, 96),
+            "out": T("out", rows * 64),
+            "residual": T("res", rows * 64),
+            "gain": W("g", 64),
+            "normed": T("n", rows * 64),
+            "w_shared_gate": W("sg", 32, 64),
+            "w_shared_up": W("su", 32, 64),
+            "w_shared_down": W("sd", 64, 32),
+            "w_shared_router": W("sr", 1, 64),
+        }
         p = {"experts": 8, "topk": 2} | ({"tc": 1} if kind == "moe" and variant == 1 else {})
         if kind == "moe" and variant == 1:
             t |= {"x": T("x", 6 * 64), "out": T("out", 6 * 64)}
         p |= {"router_split": 2} if kind == "moe" and variant == 2 else {}
         return t, p
     if kind.startswith("attention"):
-        t = {"q": T("q", 2, 4 * 16), "k_cache": T("kc", 32, 2 * 16), "v_cache": T("vc", 32, 2 * 16),
-             "pos": T("pos", 2, elem="i32"), "out": T("o", 2, 4 * 16)}
+        t = {
+            "q": T("q", 2, 4 * 16),
+            "k_cache": T("kc", 32, 2 * 16),
+            "v_cache": T("vc", 32, 2 * 16),
+            "pos": T("pos", 2, elem="i32"),
+            "out": T("o", 2, 4 * 16),
+        }
         return t, {"heads": 4, "kv_heads": 2} | ({} if kind == "attention_i8x2" else {"splits": variant})
     if kind == "gather_norm":
-        return {"table": W("e", 10, 32), "ids": T("ids", 2, elem="i32"), "gain": W("g", 32), "x": T("x", 2, 32),
-                "out": T("h", 2, 32)}, {}
+        return {
+            "table": W("e", 10, 32),
+            "ids": T("ids", 2, elem="i32"),
+            "gain": W("g", 32),
+            "x": T("x", 2, 32),
+            "out": T("h", 2, 32),
+        }, {}
     if kind == "argmax":
         return {"logits": T("l", 2, 3000), "out": T("tok", 2, elem="i32")}, {}
     return {"x": T("x", 2, 32), "gain": W("g", 32), "out": T("h", 2, 32)}, {}

@@ -11,8 +11,9 @@ import pytest
 from lanearena.cli import main
 from lanearena.placement import Buffer, check
 
-EXAMPLE = (Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc" / "examples"
-           / "input.12.csv")
+EXAMPLE = (
+    Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc" / "examples" / "input.12.csv"
+)
 
 
 def solve(tmp_path, text: str, *extra: str) -> tuple[int, Path]:

@@ -94,4 +94,11 @@ def test_every_shipped_config_verifies_and_is_the_plain_step_it_builds(name):
     assert again.tensors == step.tensors and again.outputs == step.outputs and again.numerics is step.numerics
     for a, b in zip(step.launches, again.launches, strict=True):
         assert (a.kind, a.ins, a.outs, a.params, a.reads, a.writes, a.scratch) == (
-            b.kind, b.ins, b.outs, b.params, b.reads, b.writes, b.scratch)
+            b.kind,
+            b.ins,
+            b.outs,
+            b.params,
+            b.reads,
+            b.writes,
+            b.scratch,
+        )

@@ -20,8 +20,11 @@ def _shape(launch: Launch, step: Step):
     heads, kv_heads = int(launch.params["heads"]), int(launch.params["kv_heads"])
     hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or hd > HD_MAX:
-        raise fail(launch, f"q {q.shape} is not {rows} rows of {heads} heads of at most {HD_MAX}, or {kv_heads} kv "
-                   "heads do not divide them")
+        raise fail(
+            launch,
+            f"q {q.shape} is not {rows} rows of {heads} heads of at most {HD_MAX}, or {kv_heads} kv "
+            "heads do not divide them",
+        )
     if kc.length != length * kv_heads * hd or vc.shape != kc.shape:
         raise fail(launch, f"a {kc.shape} cache is not {kv_heads} heads of {hd}")
     return (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length
@@ -31,12 +34,22 @@ def attention_shared_calls(launch: Launch, step: Step, at: Operands) -> list[Ker
     (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(launch, step)
     splits = int(launch.params.get("splits", 1))
     ap = ptr(at.scratch("ap")) if splits > 1 else ptr(0)
-    args = (ptr(at.plain(out.name)), ap, *(ptr(at.plain(t.name)) for t in (q, kc, vc, pos)),
-            *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))))
+    args = (
+        ptr(at.plain(out.name)),
+        ap,
+        *(ptr(at.plain(t.name)) for t in (q, kc, vc, pos)),
+        *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))),
+    )
     calls = [KernelCall("attention_group", (splits, kv_heads, rows), THREADS, args)]
     if splits > 1:
-        calls.append(KernelCall("attention_fold", (heads, rows, 1), THREADS,
-                                (ptr(at.plain(out.name)), ap, i32(heads), i32(hd), i32(splits))))
+        calls.append(
+            KernelCall(
+                "attention_fold",
+                (heads, rows, 1),
+                THREADS,
+                (ptr(at.plain(out.name)), ap, i32(heads), i32(hd), i32(splits)),
+            )
+        )
     return calls
 
 
@@ -54,8 +67,10 @@ def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, 
             if splits == 1:
                 dev.upload(int(out) + head * 4, values / total)
                 continue
-            dev.upload(int(ap) + ((r * heads + h) * splits + c) * (hd + 2) * 4,
-                       np.concatenate([[top, total], values]).astype(F32))
+            dev.upload(
+                int(ap) + ((r * heads + h) * splits + c) * (hd + 2) * 4,
+                np.concatenate([[top, total], values]).astype(F32),
+            )
 
 
 def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
@@ -65,8 +80,10 @@ def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
         got = dev.download(int(ap) + (r * heads + h) * splits * (hd + 2) * 4, F32, splits * (hd + 2))
         got = got.reshape(splits, hd + 2)
         w = _weights(got[:, 0], got[:, 0].max())
-        dev.upload(int(out) + (r * heads + h) * hd * 4,
-                   twin.sum_in_order(got[:, 2:] * w[:, None]) / twin.sum_in_order(got[:, 1] * w))
+        dev.upload(
+            int(out) + (r * heads + h) * hd * 4,
+            twin.sum_in_order(got[:, 2:] * w[:, None]) / twin.sum_in_order(got[:, 1] * w),
+        )
 
 
 def attention_i8x2_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
@@ -75,11 +92,27 @@ def attention_i8x2_calls(launch: Launch, step: Step, at: Operands) -> list[Kerne
         raise fail(launch, "an attention in two words runs under int8x2 numerics")
     words = (ptr(at.scratch("ak")), ptr(at.scratch("aw")), ptr(at.scratch("as")))
     return [
-        KernelCall("kv_two_words", (length, kv_heads, 1), THREADS,
-                   (*words, ptr(at.plain(kc.name)), ptr(at.plain(vc.name)), i32(length), i32(kv_heads), i32(hd))),
-        KernelCall("attention_two_words", (heads, rows, 1), THREADS,
-                   (ptr(at.plain(out.name)), ptr(at.plain(q.name)), *words, ptr(at.plain(pos.name)), i32(heads),
-                    i32(kv_heads), i32(hd), i32(length))),
+        KernelCall(
+            "kv_two_words",
+            (length, kv_heads, 1),
+            THREADS,
+            (*words, ptr(at.plain(kc.name)), ptr(at.plain(vc.name)), i32(length), i32(kv_heads), i32(hd)),
+        ),
+        KernelCall(
+            "attention_two_words",
+            (heads, rows, 1),
+            THREADS,
+            (
+                ptr(at.plain(out.name)),
+                ptr(at.plain(q.name)),
+                *words,
+                ptr(at.plain(pos.name)),
+                i32(heads),
+                i32(kv_heads),
+                i32(hd),
+                i32(length),
+            ),
+        ),
     ]
 
 
@@ -132,5 +165,9 @@ def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, 
 
 
 CALLS = {"attention_shared": attention_shared_calls, "attention_i8x2": attention_i8x2_calls}
-TWINS = {"attention_group": attention_group, "attention_fold": attention_fold, "kv_two_words": kv_two_words,
-         "attention_two_words": attention_two_words}
+TWINS = {
+    "attention_group": attention_group,
+    "attention_fold": attention_fold,
+    "kv_two_words": kv_two_words,
+    "attention_two_words": attention_two_words,
+}

@@ -45,13 +45,19 @@ def attention_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall
     # Heads and rows as kinds.launch sized the scratch: q is [rows, heads * hd].
     hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or splits < 1:
-        raise fail(launch, f"q {q.shape} is not {rows} rows of {heads} heads, or {kv_heads} kv heads do not "
-                   f"divide them, or splits {splits} < 1")
+        raise fail(
+            launch,
+            f"q {q.shape} is not {rows} rows of {heads} heads, or {kv_heads} kv heads do not "
+            f"divide them, or splits {splits} < 1",
+        )
     if hd > HD_MAX or kc.length != length * kv_heads * hd or vc.shape != kc.shape:
         raise fail(launch, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
-    args = (*(ptr(at.plain(t.name)) for t in (out, q, kc, vc, pos)), *split,
-            *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))))
+    args = (
+        *(ptr(at.plain(t.name)) for t in (out, q, kc, vc, pos)),
+        *split,
+        *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))),
+    )
     return [KernelCall("attention", (splits, heads, rows), THREADS, args)]
 
 

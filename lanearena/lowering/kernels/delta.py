@@ -36,13 +36,23 @@ def conv_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     x, w, state, out = (operand(launch, step, n) for n in ("x", "w", "state", "out"))
     channels, width = w.shape
     if not 2 <= width <= CONV_MAX or state.shape != (width - 1, channels) or x.length % channels:
-        raise fail(launch, f"a window {state.shape} and {x.length} values do not fit {channels} channels of "
-                   f"{width} taps (2 to {CONV_MAX})")
+        raise fail(
+            launch,
+            f"a window {state.shape} and {x.length} values do not fit {channels} channels of "
+            f"{width} taps (2 to {CONV_MAX})",
+        )
     data, scales = weight(launch, step, at, w.name)
     if scales:
         raise fail(launch, "a convolution's taps must be f32")
-    args = (ptr(at.plain(state.name)), ptr(at.plain(out.name)), ptr(at.plain(x.name)), data,
-            i32(x.length // channels), i32(channels), i32(width))
+    args = (
+        ptr(at.plain(state.name)),
+        ptr(at.plain(out.name)),
+        ptr(at.plain(x.name)),
+        data,
+        i32(x.length // channels),
+        i32(channels),
+        i32(width),
+    )
     return [KernelCall("conv", (cdiv(channels, THREADS[0]), 1, 1), THREADS, args)]
 
 
@@ -69,13 +79,18 @@ def delta_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     hk = int(launch.params["key_heads"])
     rows = z.length // (hv * d)
     if state.shape != (hv, d, d) or hv % hk or d > THREADS[0] or qkv.length != rows * (2 * hk + hv) * d:
-        raise fail(launch, f"a state {state.shape} of {hk} key heads does not fit rows of {qkv.length // max(rows, 1)} "
-                   f"(heads of at most {THREADS[0]})")
+        raise fail(
+            launch,
+            f"a state {state.shape} of {hk} key heads does not fit rows of {qkv.length // max(rows, 1)} "
+            f"(heads of at most {THREADS[0]})",
+        )
     forms = written_forms(launch, out.name)
     if Form.QUANT in forms and d % QBLOCK:
         raise fail(launch, f"heads of {d} values cannot be quantized in {QBLOCK}-value blocks")
-    outs = (ptr(at.plain(out.name)) if Form.PLAIN in forms else NULL,
-            *(quant_out(at, out.name) if Form.QUANT in forms else (NULL,) * 3))
+    outs = (
+        ptr(at.plain(out.name)) if Form.PLAIN in forms else NULL,
+        *(quant_out(at, out.name) if Form.QUANT in forms else (NULL,) * 3),
+    )
     gains = [weight(launch, step, at, operand(launch, step, n).name) for n in ("a_log", "dt_bias", "gain")]
     if any(scales for _, scales in gains):
         raise fail(launch, "a_log, dt_bias and gain must be f32")
@@ -83,12 +98,43 @@ def delta_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     eps = f32(float(launch.params["eps"]))
     if delta_in_chunks(rows):
         chunk = tuple(ptr(at.scratch(tag)) for tag in ("dk", "dq", "dt", "dp", "dg"))
-        return [KernelCall("delta_chunk", (hv, 1, 1), THREADS,
-                           (ptr(at.plain(state.name)), *outs, ptr(at.scratch("o")), *chunk, *ins, i32(rows), i32(hv),
-                            i32(hk), i32(d), eps))]
-    return [KernelCall("delta_step", (hv, cdiv(d, TILE), 1), THREADS,
-                       (ptr(at.plain(state.name)), *outs, ptr(at.scratch("o")), ptr(at.counter("dc")), *ins, i32(hv),
-                        i32(hk), i32(d), eps))]
+        return [
+            KernelCall(
+                "delta_chunk",
+                (hv, 1, 1),
+                THREADS,
+                (
+                    ptr(at.plain(state.name)),
+                    *outs,
+                    ptr(at.scratch("o")),
+                    *chunk,
+                    *ins,
+                    i32(rows),
+                    i32(hv),
+                    i32(hk),
+                    i32(d),
+                    eps,
+                ),
+            )
+        ]
+    return [
+        KernelCall(
+            "delta_step",
+            (hv, cdiv(d, TILE), 1),
+            THREADS,
+            (
+                ptr(at.plain(state.name)),
+                *outs,
+                ptr(at.scratch("o")),
+                ptr(at.counter("dc")),
+                *ins,
+                i32(hv),
+                i32(hk),
+                i32(d),
+                eps,
+            ),
+        )
+    ]
 
 
 def _softplus(x):
@@ -125,8 +171,9 @@ def _gates(dev, ab: int, a_log: int, dt_bias: int, t: int, h: int, hv: int) -> t
     return F32(g), _sigmoid(b)
 
 
-def delta_step(dev, grid, block, state, out, oh, ol, os, o, dc, qkv, z, ab, a_log, dt_bias, gain, hv, hk, d,
-               eps) -> None:
+def delta_step(
+    dev, grid, block, state, out, oh, ol, os, o, dc, qkv, z, ab, a_log, dt_bias, gain, hv, hk, d, eps
+) -> None:
     twin.check_block("delta_step", block)
     hv, hk, d = int(hv), int(hk), int(d)
     heads, tiles = grid[0], grid[1]
@@ -149,8 +196,33 @@ def delta_step(dev, grid, block, state, out, oh, ol, os, o, dc, qkv, z, ab, a_lo
             _gated_norm(dev, (out, oh, ol, os), int(o), z, gain, h * d, d, eps)
 
 
-def delta_chunk(dev, grid, block, state, out, oh, ol, os, o, dk, dq, dt, dp, dg, qkv, z, ab, a_log, dt_bias, gain,
-                rows, hv, hk, d, eps) -> None:
+def delta_chunk(
+    dev,
+    grid,
+    block,
+    state,
+    out,
+    oh,
+    ol,
+    os,
+    o,
+    dk,
+    dq,
+    dt,
+    dp,
+    dg,
+    qkv,
+    z,
+    ab,
+    a_log,
+    dt_bias,
+    gain,
+    rows,
+    hv,
+    hk,
+    d,
+    eps,
+) -> None:
     twin.check_block("delta_chunk", block)
     rows, hv, hk, d = int(rows), int(hv), int(hk), int(d)
     C, width, ow = DELTA_CHUNK, (2 * hk + hv) * d, hv * d

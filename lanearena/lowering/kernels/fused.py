@@ -52,8 +52,17 @@ def gather_norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCa
     data, scales = weight(launch, step, at, table.name)
     if (scales or Form.QUANT in written_forms(launch, out.name)) and d % QBLOCK:
         raise fail(launch, f"rows of {d} values are not a whole number of {QBLOCK}-value blocks")
-    args = (ptr(at.plain(x.name)), *_written(launch, at, out.name), data, scales, ptr(at.plain(ids.name)),
-            _f32_gain(launch, step, at, gain.name), i32(d), i32(v), f32(float(launch.params["eps"])))
+    args = (
+        ptr(at.plain(x.name)),
+        *_written(launch, at, out.name),
+        data,
+        scales,
+        ptr(at.plain(ids.name)),
+        _f32_gain(launch, step, at, gain.name),
+        i32(d),
+        i32(v),
+        f32(float(launch.params["eps"])),
+    )
     return [KernelCall("gather_norm", (ids.length, 1, 1), THREADS, args)]
 
 
@@ -84,13 +93,21 @@ def gemv_norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall
     out, normed, gain = (operand(launch, step, name).name for name in ("out", "normed", "gain"))
     if Form.QUANT in written_forms(launch, normed) and n % QBLOCK:
         raise fail(launch, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
-    args = (ptr(at.plain(out)), *_written(launch, at, normed), ptr(at.counter("gc")), *product,
-            _f32_gain(launch, step, at, gain), i32(n), i32(k), i32(k_part(k, split)), f32(float(launch.params["eps"])))
+    args = (
+        ptr(at.plain(out)),
+        *_written(launch, at, normed),
+        ptr(at.counter("gc")),
+        *product,
+        _f32_gain(launch, step, at, gain),
+        i32(n),
+        i32(k),
+        i32(k_part(k, split)),
+        f32(float(launch.params["eps"])),
+    )
     return [KernelCall("gemv_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-def gemv_norm(dev, grid, block, out, nf, nh, nl, ns, gc, x, xh, xl, xs, w, ws, fp, fq, gain, n, k, kpart,
-              eps) -> None:
+def gemv_norm(dev, grid, block, out, nf, nh, nl, ns, gc, x, xh, xl, xs, w, ws, fp, fq, gain, n, k, kpart, eps) -> None:
     twin.check_block("gemv_norm", block)
     tiles, split, rows = grid
     n = int(n)
@@ -112,11 +129,23 @@ def gemv_rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall
     hd = n // (heads + 2 * kv_heads)
     pos = operand(launch, step, "pos")
     if hd * (heads + 2 * kv_heads) != n or hd % 2 or pos.length != rows:
-        raise fail(launch, f"rows of {n} values are not {heads} q, {kv_heads} k and {kv_heads} v heads of an even "
-                   f"size, or {pos.length} positions for {rows} rows")
-    args = (ptr(at.plain(operand(launch, step, "out").name)), ptr(at.counter("gc")), *product,
-            ptr(at.plain(pos.name)), i32(n), i32(k), i32(k_part(k, split)), i32(hd), i32(heads + kv_heads),
-            f32(float(launch.params["theta"])))
+        raise fail(
+            launch,
+            f"rows of {n} values are not {heads} q, {kv_heads} k and {kv_heads} v heads of an even "
+            f"size, or {pos.length} positions for {rows} rows",
+        )
+    args = (
+        ptr(at.plain(operand(launch, step, "out").name)),
+        ptr(at.counter("gc")),
+        *product,
+        ptr(at.plain(pos.name)),
+        i32(n),
+        i32(k),
+        i32(k_part(k, split)),
+        i32(hd),
+        i32(heads + kv_heads),
+        f32(float(launch.params["theta"])),
+    )
     return [KernelCall("gemv_rope", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 

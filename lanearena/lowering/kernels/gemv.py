@@ -50,8 +50,16 @@ def gemv_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     if int(launch.params.get("width", n)) != n or start + n > pitch:
         raise fail(launch, f"{n} columns do not fit [start, start + width) of a pitch of {pitch}")
     out_at = ptr(at.plain(out) + start * 4)
-    args = (out_at, i32(pitch), *activation(launch, at, x), *weight(launch, step, at, w),
-            *_split(launch, at, split, "fp", "fq"), i32(n), i32(k), i32(k_part(k, split)))
+    args = (
+        out_at,
+        i32(pitch),
+        *activation(launch, at, x),
+        *weight(launch, step, at, w),
+        *_split(launch, at, split, "fp", "fq"),
+        i32(n),
+        i32(k),
+        i32(k_part(k, split)),
+    )
     return [KernelCall("gemv", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
@@ -64,8 +72,9 @@ def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, fp, fq, n, k, kpart
     _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, int(n), int(k), int(kpart), "gemv", finish, TILE)
 
 
-def _blocks(dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, kpart: int, kernel: str, finish,
-            group: int) -> None:
+def _blocks(
+    dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, kpart: int, kernel: str, finish, group: int
+) -> None:
     """A product's blocks: each tile's and part's dots with every weight, for every row (a wave). Split, the parts'
     sums go to scratch `parts` ([weights, split, rows, n]) and each tile's counter of `group` rows at `counts`
     ([ceil(rows / group), tiles]) counts its parts' arrivals; the last to arrive adds the parts of its rows in order.
@@ -102,8 +111,15 @@ def glu_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(launch, step, "w_gate")
     x, wg, wu, out = (operand(launch, step, name).name for name in ("x", "w_gate", "w_up", "out"))
     weights = (*weight(launch, step, at, wg), *weight(launch, step, at, wu))
-    args = (ptr(at.plain(out)), *activation(launch, at, x), *weights, *_split(launch, at, split, "gp", "gq"), i32(n),
-            i32(k), i32(k_part(k, split)))
+    args = (
+        ptr(at.plain(out)),
+        *activation(launch, at, x),
+        *weights,
+        *_split(launch, at, split, "gp", "gq"),
+        i32(n),
+        i32(k),
+        i32(k_part(k, split)),
+    )
     return [KernelCall("glu", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 

@@ -44,8 +44,11 @@ def _mixture(launch: Launch, step: Step):
     if launch.params.get("tc", 0) or launch.params.get("paired", 0):
         raise fail(launch, "no kernels for a mixture on the tensor cores (tc, paired)")
     if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or rows * d != x.length:
-        raise fail(launch, f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
-                   f"{experts} experts over rows of {d} ({x.length} values)")
+        raise fail(
+            launch,
+            f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
+            f"{experts} experts over rows of {d} ({x.length} values)",
+        )
     if not 1 <= topk <= min(experts, TOPK_MAX):
         raise fail(launch, f"top {topk} of {experts} experts (at most {TOPK_MAX})")
     if (quantized(launch, step, d) or step.numerics is not Numerics.F32) and f % QBLOCK:
@@ -63,13 +66,22 @@ def _route(launch: Launch, step: Step, at: Operands, x, wr, rows: int, d: int, e
     rl, ids, gates, rc = ptr(at.scratch("rl")), ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.counter("rc"))
     split = int(launch.params.get("router_split", 1))
     if split == 1:
-        return [KernelCall("moe_route", (cdiv(experts, WARPS), rows, 1), THREADS,
-                           (rl, ids, gates, rc, *xs, router, i32(d), i32(experts), i32(topk)))]
+        return [
+            KernelCall(
+                "moe_route",
+                (cdiv(experts, WARPS), rows, 1),
+                THREADS,
+                (rl, ids, gates, rc, *xs, router, i32(d), i32(experts), i32(topk)),
+            )
+        ]
     cut = (ptr(at.scratch("rp")), ptr(at.counter("rq")))
     return [
-        KernelCall("gemv", (cdiv(experts, TILE), split, rows), THREADS,
-                   (rl, i32(experts), *xs, router, scales, *cut, i32(experts), i32(d),
-                    i32(k_part(d, split)))),
+        KernelCall(
+            "gemv",
+            (cdiv(experts, TILE), split, rows),
+            THREADS,
+            (rl, i32(experts), *xs, router, scales, *cut, i32(experts), i32(d), i32(k_part(d, split))),
+        ),
         KernelCall("mix_pick", (1, rows, 1), THREADS, (ids, gates, rc, rl, i32(experts), i32(topk))),
     ]
 
@@ -108,8 +120,14 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     calls = _route(launch, step, at, x, wr, rows, d, experts, topk)
     ids, gates = ptr(at.scratch("i")), ptr(at.scratch("g"))
     el, ep = ptr(at.scratch("el")), ptr(at.scratch("ep"))
-    calls.append(KernelCall("mix_group", (1, 1, 1), THREADS,
-                            (ptr(at.scratch("ec")), ptr(at.scratch("eo")), el, ep, ids, i32(experts), i32(choices))))
+    calls.append(
+        KernelCall(
+            "mix_group",
+            (1, 1, 1),
+            THREADS,
+            (ptr(at.scratch("ec")), ptr(at.scratch("eo")), el, ep, ids, i32(experts), i32(choices)),
+        )
+    )
     two = step.numerics.two_words
     if step.numerics is Numerics.F32:
         gathered = (ptr(at.scratch("gx")), NULL, NULL, NULL)
@@ -117,20 +135,43 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
         if d % QBLOCK:
             raise fail(launch, f"rows of {d} values cannot be quantized in {QBLOCK}-value blocks")
         gathered = (NULL, ptr(at.scratch("gq")), ptr(at.scratch("gl")) if two else NULL, ptr(at.scratch("gs")))
-    calls.append(KernelCall("mix_gather", (choices, 1, 1), THREADS,
-                            (*gathered, *activation(launch, at, x.name), el, i32(d), i32(topk))))
+    calls.append(
+        KernelCall(
+            "mix_gather", (choices, 1, 1), THREADS, (*gathered, *activation(launch, at, x.name), el, i32(d), i32(topk))
+        )
+    )
     h = ptr(at.scratch("h"))
-    calls.append(KernelCall("mix_hidden", (cdiv(f, TILE), choices, 1), THREADS,
-                            (h, *gathered, ids, el, *weight(launch, step, at, wg.name),
-                             *weight(launch, step, at, wu.name), i32(d), i32(f))))
+    calls.append(
+        KernelCall(
+            "mix_hidden",
+            (cdiv(f, TILE), choices, 1),
+            THREADS,
+            (
+                h,
+                *gathered,
+                ids,
+                el,
+                *weight(launch, step, at, wg.name),
+                *weight(launch, step, at, wu.name),
+                i32(d),
+                i32(f),
+            ),
+        )
+    )
     hidden = (h, NULL, NULL, NULL)
     if step.numerics is not Numerics.F32:
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if two else NULL, ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, choices * f))
         hidden = (NULL, *hq)
     pa = ptr(at.scratch("pa"))
-    calls.append(KernelCall("mix_weigh", (cdiv(d, TILE), choices, 1), THREADS,
-                            (pa, *hidden, ids, gates, el, *weight(launch, step, at, wd.name), i32(d), i32(f))))
+    calls.append(
+        KernelCall(
+            "mix_weigh",
+            (cdiv(d, TILE), choices, 1),
+            THREADS,
+            (pa, *hidden, ids, gates, el, *weight(launch, step, at, wd.name), i32(d), i32(f)),
+        )
+    )
     residual, gain, eps = _fused(launch, step, at)
     shared, fs = (NULL,) * 7, 0
     if launch.kind == "moe_shared":
@@ -138,18 +179,53 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
         sg, su, sd, sr = (operand(launch, step, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
         fs = sg.shape[0]
         if fs > topk * f or (step.numerics is not Numerics.F32 and fs % QBLOCK):
-            raise fail(launch, f"a shared hidden row of {fs} values does not fit the {topk} x {f} of the choices' "
-                       f"rows, or is not whole {QBLOCK}-value blocks")
-        calls.append(KernelCall("glu", (cdiv(fs, TILE), 1, rows), THREADS,
-                                (h, *activation(launch, at, x.name), *weight(launch, step, at, sg.name),
-                                 *weight(launch, step, at, su.name), NULL, NULL, i32(fs), i32(d), i32(d))))
+            raise fail(
+                launch,
+                f"a shared hidden row of {fs} values does not fit the {topk} x {f} of the choices' "
+                f"rows, or is not whole {QBLOCK}-value blocks",
+            )
+        calls.append(
+            KernelCall(
+                "glu",
+                (cdiv(fs, TILE), 1, rows),
+                THREADS,
+                (
+                    h,
+                    *activation(launch, at, x.name),
+                    *weight(launch, step, at, sg.name),
+                    *weight(launch, step, at, su.name),
+                    NULL,
+                    NULL,
+                    i32(fs),
+                    i32(d),
+                    i32(d),
+                ),
+            )
+        )
         if step.numerics is not Numerics.F32:
             calls.append(quantize_call(h, hidden[1:], rows * fs))
         shared = (*hidden, *weight(launch, step, at, sd.name), weight(launch, step, at, sr.name)[0])
-    calls.append(KernelCall("mix_combine", (rows, 1, 1), THREADS,
-                            (ptr(at.plain(out.name)), *_normed(launch, step, at), pa, ep, residual, gain, *shared,
-                             *(activation(launch, at, x.name) if fs else (NULL,) * 4), i32(d), i32(fs), i32(topk),
-                             eps)))
+    calls.append(
+        KernelCall(
+            "mix_combine",
+            (rows, 1, 1),
+            THREADS,
+            (
+                ptr(at.plain(out.name)),
+                *_normed(launch, step, at),
+                pa,
+                ep,
+                residual,
+                gain,
+                *shared,
+                *(activation(launch, at, x.name) if fs else (NULL,) * 4),
+                i32(d),
+                i32(fs),
+                i32(topk),
+                eps,
+            ),
+        )
+    )
     return calls
 
 
@@ -161,16 +237,45 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     calls = _route(launch, step, at, x, wr, rows, d, experts, topk)
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
     xs = activation(launch, at, x.name)
-    calls.append(KernelCall("moe_hidden", (cdiv(f, TILE), topk, 1), THREADS,
-                            (h, *xs, ids, *weight(launch, step, at, wg.name), *weight(launch, step, at, wu.name),
-                             i32(d), i32(f), i32(topk))))
+    calls.append(
+        KernelCall(
+            "moe_hidden",
+            (cdiv(f, TILE), topk, 1),
+            THREADS,
+            (
+                h,
+                *xs,
+                ids,
+                *weight(launch, step, at, wg.name),
+                *weight(launch, step, at, wu.name),
+                i32(d),
+                i32(f),
+                i32(topk),
+            ),
+        )
+    )
     shared = launch.kind == "moe_shared"
     fs = operand(launch, step, "w_shared_gate").shape[0] if shared else 0
     if shared:
         sg, su = operand(launch, step, "w_shared_gate").name, operand(launch, step, "w_shared_up").name
-        calls.append(KernelCall("glu", (cdiv(fs, TILE), 1, 1), THREADS,
-                                (ptr(int(h) + topk * f * 4), *xs, *weight(launch, step, at, sg),
-                                 *weight(launch, step, at, su), NULL, NULL, i32(fs), i32(d), i32(d))))
+        calls.append(
+            KernelCall(
+                "glu",
+                (cdiv(fs, TILE), 1, 1),
+                THREADS,
+                (
+                    ptr(int(h) + topk * f * 4),
+                    *xs,
+                    *weight(launch, step, at, sg),
+                    *weight(launch, step, at, su),
+                    NULL,
+                    NULL,
+                    i32(fs),
+                    i32(d),
+                    i32(d),
+                ),
+            )
+        )
     hidden = (h, NULL, NULL, NULL)
     if step.numerics is not Numerics.F32:
         if fs % QBLOCK:
@@ -185,10 +290,31 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
         shared_args = (NULL, NULL, NULL)
     residual, gain, eps = _fused(launch, step, at)
     gc = ptr(at.counter("gc")) if gain else NULL
-    calls.append(KernelCall("mix_down", (cdiv(d, TILE), 1, 1), THREADS,
-                            (ptr(at.plain(out.name)), *_normed(launch, step, at), gc, *hidden, ids, gates,
-                             *weight(launch, step, at, wd.name), *shared_args, *xs, residual, gain, i32(d), i32(f),
-                             i32(fs), i32(topk), eps)))
+    calls.append(
+        KernelCall(
+            "mix_down",
+            (cdiv(d, TILE), 1, 1),
+            THREADS,
+            (
+                ptr(at.plain(out.name)),
+                *_normed(launch, step, at),
+                gc,
+                *hidden,
+                ids,
+                gates,
+                *weight(launch, step, at, wd.name),
+                *shared_args,
+                *xs,
+                residual,
+                gain,
+                i32(d),
+                i32(f),
+                i32(fs),
+                i32(topk),
+                eps,
+            ),
+        )
+    )
     return calls
 
 
@@ -307,8 +433,35 @@ def _norm_into(dev, ptrs: tuple, at: int, y: np.ndarray, gain: int, eps) -> None
         _store_quantized(dev, (nh, nl, ns), at, normed)
 
 
-def mix_combine(dev, grid, block, out, nf, nh, nl, ns, pa, ep, residual, gain, hsh, hsh_h, hsh_l, hsh_s, wsd, wsds,
-                wsr, x, xh, xl, xs, d, fs, topk, eps) -> None:
+def mix_combine(
+    dev,
+    grid,
+    block,
+    out,
+    nf,
+    nh,
+    nl,
+    ns,
+    pa,
+    ep,
+    residual,
+    gain,
+    hsh,
+    hsh_h,
+    hsh_l,
+    hsh_s,
+    wsd,
+    wsds,
+    wsr,
+    x,
+    xh,
+    xl,
+    xs,
+    d,
+    fs,
+    topk,
+    eps,
+) -> None:
     twin.check_block("mix_combine", block)
     d, fs, topk = int(d), int(fs), int(topk)
     for r in range(grid[0]):  # a block a row
@@ -327,8 +480,39 @@ def mix_combine(dev, grid, block, out, nf, nh, nl, ns, pa, ep, residual, gain, h
             _norm_into(dev, (nf, nh, nl, ns), r * d, y, gain, eps)
 
 
-def mix_down(dev, grid, block, out, nf, nh, nl, ns, gc, h, hh, hl, hs, ids, gates, wd, wds, wsd, wsds, wsr, x, xh,
-             xl, xs, residual, gain, d, f, fs, topk, eps) -> None:
+def mix_down(
+    dev,
+    grid,
+    block,
+    out,
+    nf,
+    nh,
+    nl,
+    ns,
+    gc,
+    h,
+    hh,
+    hl,
+    hs,
+    ids,
+    gates,
+    wd,
+    wds,
+    wsd,
+    wsds,
+    wsr,
+    x,
+    xh,
+    xl,
+    xs,
+    residual,
+    gain,
+    d,
+    f,
+    fs,
+    topk,
+    eps,
+) -> None:
     twin.check_block("mix_down", block)
     d, f, fs, topk = int(d), int(f), int(fs), int(topk)
     tiles = grid[0]
@@ -364,5 +548,12 @@ def _shared_row(dev, hidden: tuple, at: int, fs: int):
 
 
 CALLS = {"moe_shared": fused_calls, "moe_add": fused_calls, "moe_add_norm": fused_calls}
-TWINS = {"mix_pick": mix_pick, "mix_group": mix_group, "mix_gather": mix_gather, "mix_hidden": mix_hidden,
-         "mix_weigh": mix_weigh, "mix_combine": mix_combine, "mix_down": mix_down}
+TWINS = {
+    "mix_pick": mix_pick,
+    "mix_group": mix_group,
+    "mix_gather": mix_gather,
+    "mix_hidden": mix_hidden,
+    "mix_weigh": mix_weigh,
+    "mix_combine": mix_combine,
+    "mix_down": mix_down,
+}

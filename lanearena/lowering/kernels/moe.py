@@ -39,8 +39,11 @@ def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     if rows > 1:  # a block's rows grouped by expert
         return mixture.batched_calls(launch, step, at)
     if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or out.length != x.length:
-        raise fail(launch, f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
-                   f"{experts} experts over rows of {d} ({x.length} values)")
+        raise fail(
+            launch,
+            f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
+            f"{experts} experts over rows of {d} ({x.length} values)",
+        )
     if not 1 <= topk <= min(experts, TOPK_MAX) or rows * d != x.length:
         raise fail(launch, f"top {topk} of {experts} experts (at most {TOPK_MAX}), or {x.length} values not rows")
     if (quantized(launch, step, d) or step.numerics is not Numerics.F32) and f % QBLOCK:
@@ -52,19 +55,32 @@ def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
     sizes = (i32(d), i32(f), i32(topk))
     calls = [
-        KernelCall("moe_route", (cdiv(experts, WARPS), rows, 1), THREADS,
-                   (ptr(at.scratch("rl")), ids, gates, ptr(at.counter("rc")), *xs, router, i32(d), i32(experts),
-                    i32(topk))),
-        KernelCall("moe_hidden", (cdiv(f, TILE), topk, rows), THREADS,
-                   (h, *xs, ids, *weight(launch, step, at, wg.name), *weight(launch, step, at, wu.name), *sizes)),
+        KernelCall(
+            "moe_route",
+            (cdiv(experts, WARPS), rows, 1),
+            THREADS,
+            (ptr(at.scratch("rl")), ids, gates, ptr(at.counter("rc")), *xs, router, i32(d), i32(experts), i32(topk)),
+        ),
+        KernelCall(
+            "moe_hidden",
+            (cdiv(f, TILE), topk, rows),
+            THREADS,
+            (h, *xs, ids, *weight(launch, step, at, wg.name), *weight(launch, step, at, wu.name), *sizes),
+        ),
     ]
     hidden = (h, ptr(0), ptr(0), ptr(0))
     if step.numerics is not Numerics.F32:
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl") if step.numerics.two_words else 0), ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, rows * topk * f))
         hidden = (ptr(0), *hq)
-    calls.append(KernelCall("moe_down", (cdiv(d, TILE), rows, 1), THREADS,
-                            (ptr(at.plain(out.name)), *hidden, ids, gates, *weight(launch, step, at, wd.name), *sizes)))
+    calls.append(
+        KernelCall(
+            "moe_down",
+            (cdiv(d, TILE), rows, 1),
+            THREADS,
+            (ptr(at.plain(out.name)), *hidden, ids, gates, *weight(launch, step, at, wd.name), *sizes),
+        )
+    )
     return calls
 
 

@@ -46,8 +46,11 @@ def rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     hd = x.length // (rows * heads)
     rot = int(launch.params.get("rotary", 0)) or hd
     if hd % 2 or hd * heads * rows != x.length or rot % 2 or rot > hd:
-        raise fail(launch, f"{x.length} values are not {rows} rows of {heads} heads of an even size, or they do not "
-                   f"hold an even {rot} values to turn")
+        raise fail(
+            launch,
+            f"{x.length} values are not {rows} rows of {heads} heads of an even size, or they do not "
+            f"hold an even {rot} values to turn",
+        )
     theta = f32(float(launch.params["theta"]))
     args = (ptr(at.plain(x.name)), ptr(at.plain(pos.name)), i32(heads), i32(hd), i32(rot), theta)
     return [KernelCall("rope", (heads, rows, 1), THREADS, args)]

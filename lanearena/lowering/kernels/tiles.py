@@ -37,27 +37,57 @@ def tiles_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     m = x.length // k
     quantized(launch, step, k)
     split, whole = int(launch.params.get("split", 1)), int(launch.params.get("whole", 0))
-    weights = (*weight(launch, step, at, w.name),
-               *(weight(launch, step, at, operand(launch, step, "w_up").name) if gated else (NULL, NULL)))
+    weights = (
+        *weight(launch, step, at, w.name),
+        *(weight(launch, step, at, operand(launch, step, "w_up").name) if gated else (NULL, NULL)),
+    )
     xs = activation(launch, at, x.name)
     if split > 1:
         rt, wide = gemm_rows(m, step.numerics), gemm_tiles_wide(2 * n if gated else n)
         tiles = wide * cdiv(m, rt)
         if not 0 <= whole < tiles:
             raise fail(launch, f"whole {whole} leaves none of its {tiles} tiles to cut")
-        args = (ptr(at.plain(out.name)), *xs, *weights, ptr(at.scratch("tp")), ptr(at.counter("tc")), i32(n), i32(k),
-                i32(m), i32(rt), i32(wide), i32(whole), i32(split), i32(k_part(k, split)))
+        args = (
+            ptr(at.plain(out.name)),
+            *xs,
+            *weights,
+            ptr(at.scratch("tp")),
+            ptr(at.counter("tc")),
+            i32(n),
+            i32(k),
+            i32(m),
+            i32(rt),
+            i32(wide),
+            i32(whole),
+            i32(split),
+            i32(k_part(k, split)),
+        )
         return [KernelCall("gemm_tiles", (whole + (tiles - whole) * split, 1, 1), THREADS, args)]
     if gated and m > 1:
         mg, mu = ptr(at.scratch("mg")), ptr(at.scratch("mu"))
-        return [KernelCall("glu_sums", (cdiv(n, TILE), m, 1), THREADS, (mg, mu, *xs, *weights, i32(n), i32(k))),
-                KernelCall("glu_gated", (cdiv(m * n, THREADS[0]), 1, 1), THREADS,
-                           (ptr(at.plain(out.name)), mg, mu, i32(m * n)))]
+        return [
+            KernelCall("glu_sums", (cdiv(n, TILE), m, 1), THREADS, (mg, mu, *xs, *weights, i32(n), i32(k))),
+            KernelCall(
+                "glu_gated", (cdiv(m * n, THREADS[0]), 1, 1), THREADS, (ptr(at.plain(out.name)), mg, mu, i32(m * n))
+            ),
+        ]
     if gated:
-        return [KernelCall("glu", (cdiv(n, TILE), 1, m), THREADS,
-                           (ptr(at.plain(out.name)), *xs, *weights, NULL, NULL, i32(n), i32(k), i32(k)))]
-    return [KernelCall("gemv", (cdiv(n, TILE), 1, m), THREADS,
-                       (ptr(at.plain(out.name)), i32(n), *xs, *weights[:2], NULL, NULL, i32(n), i32(k), i32(k)))]
+        return [
+            KernelCall(
+                "glu",
+                (cdiv(n, TILE), 1, m),
+                THREADS,
+                (ptr(at.plain(out.name)), *xs, *weights, NULL, NULL, i32(n), i32(k), i32(k)),
+            )
+        ]
+    return [
+        KernelCall(
+            "gemv",
+            (cdiv(n, TILE), 1, m),
+            THREADS,
+            (ptr(at.plain(out.name)), i32(n), *xs, *weights[:2], NULL, NULL, i32(n), i32(k), i32(k)),
+        )
+    ]
 
 
 def _sums(dev, x: tuple, weights: list, rows: range, k: int, k0: int, k1: int, c0: int, n: int, outs: int):
@@ -77,8 +107,9 @@ def _finish(dev, out: int, sums: np.ndarray, n: int, r0: int, c0: int, outs: int
         dev.upload(out + ((r0 + i) * n + c0) * 4, row.astype(F32))
 
 
-def gemm_tiles(dev, grid, block, out, x, xh, xl, xs, w, ws, wu, wus, tp, tc, n, k, m, rt, wide, whole, split,
-               kpart) -> None:
+def gemm_tiles(
+    dev, grid, block, out, x, xh, xl, xs, w, ws, wu, wus, tp, tc, n, k, m, rt, wide, whole, split, kpart
+) -> None:
     twin.check_block("gemm_tiles", block)
     n, k, m, rt, wide, whole, split, kpart = map(int, (n, k, m, rt, wide, whole, split, kpart))
     gated = bool(wu)
