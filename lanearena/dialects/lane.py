@@ -43,7 +43,7 @@ from lanearena.dialects.lane_tensors import (
     tensor_def,
     tensor_type,
 )
-from lanearena.dialects.located import error_at, located_op
+from lanearena.dialects.located import error_at, located_op, where
 from lanearena.model import Form, Numerics
 
 __all__ = [
@@ -109,6 +109,7 @@ class StepOp(IRDLOperation):
             raise VerifyException(
                 f"{step}: its body ends with lane.output (the step's terminator), even with no tensors to hand back"
             )
+        _verify_unique_symbol(self)
         names: dict[str, TensorDef] = {}
         defined: set[SSAValue] = set()
         for op in block.ops:
@@ -124,6 +125,20 @@ class StepOp(IRDLOperation):
                 names[op.tensor_name] = op
         _verify_written(step, block)
         _verify_arena(step, block)
+
+
+def _verify_unique_symbol(op: StepOp) -> None:
+    """No step before `op` in its block has its name: the second of two is the one at fault, at its location (the
+    symbol table's own check, run after the steps verify, names no line)."""
+    parent = op.parent
+    if parent is None:
+        return
+    for other in parent.ops:
+        if other is op:
+            return
+        if isinstance(other, StepOp) and other.sym_name == op.sym_name:
+            first = where(other).rstrip(": ") or "an earlier op"
+            raise error_at(op, f"lane.step @{op.sym_name.data} is defined twice, first at {first}")
 
 
 def _verify_written(step: str, block) -> None:

@@ -4,6 +4,7 @@ fault by its location, and one `file:line:col: error: ...` line for any error.""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -77,9 +78,10 @@ def parse_located(
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verifies `module` op by op, outermost first, then the dominance of every use in a function, raising a
+    """Verifies `module` op by op, innermost first (as xDSL's own verifier does: a step's located message before
+    the module's symbol table names no line), then the dominance of every use in a function, raising a
     `LocatedDiagnostic` for the first op that fails."""
-    for op in module.walk():
+    for op in _innermost_first(module):
         try:
             op.verify(verify_nested_ops=False)
         except Exception as e:  # xDSL's verifiers raise VerifyException, ValueError or plain Exception
@@ -88,6 +90,15 @@ def verify_located(module: ModuleOp) -> None:
                 raise LocatedDiagnostic(message) from e
             raise LocatedDiagnostic(f"{where(op)}'{op.name}' op {message}") from e
     verify_dominance(module)
+
+
+def _innermost_first(op: Operation) -> Iterator[Operation]:
+    """`op` and every op inside it, each after the ops it holds (in order otherwise)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                yield from _innermost_first(child)
+    yield op
 
 
 def verify_dominance(module: ModuleOp) -> None:
