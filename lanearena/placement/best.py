@@ -9,11 +9,12 @@ deadline, when given, is an extra bound."""
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from lanearena.placement.budget import GREEDY_COST, Budget
+from lanearena.placement.budget import GREEDY_COST, Budget, node_cost
 from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
@@ -179,18 +180,23 @@ def _search(
 
 def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | None, bool]:
     """Offsets in units under `capacity` units found within `budget` by the searches of `BACKJUMPING` and
-    `LEARNING` taking turns (None if not), and whether the complete search proved that there are none."""
-    deadline = math.inf if budget.deadline is None else budget.deadline
-    dives = [Dive(search, Run(capacity, search.rank(keys), deadline, backjump=True)) for keys in BACKJUMPING]
+    `LEARNING` taking turns, each turn afresh with twice the nodes (None if none found), and whether the complete
+    search proved that there are none."""
+    dives = [Dive(search, Run(capacity, search.rank(keys), backjump=True)) for keys in BACKJUMPING]
     weights = np.zeros(search.n, dtype=np.int64)
+    cost = node_cost(search.n)
     nodes = 2 * search.n
+    pace = [0, 0.0]  # nodes searched and seconds taken, to keep a run inside the deadline
 
     def run(dive: Dive, nodes: int) -> str | None:
-        before = dive.nodes
         if budget.left is not None:
-            nodes = max(min(nodes, budget.left // search.n), 1)
-        outcome = dive.advance(nodes)
-        budget.spend((dive.nodes - before) * search.n)
+            nodes = min(nodes, budget.left // cost)
+        if budget.deadline is not None and pace[1] > 0:
+            nodes = min(nodes, int((budget.deadline - time.perf_counter()) * pace[0] / pace[1]))
+        start = time.perf_counter()
+        outcome = dive.run(max(nodes, 1))
+        pace[0], pace[1] = pace[0] + dive.nodes, pace[1] + time.perf_counter() - start
+        budget.spend(dive.nodes * cost)
         return outcome
 
     while not budget.done():
@@ -199,7 +205,7 @@ def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | N
                 return dive.offsets, False
         dives = [dive for dive in dives if dive.outcome is None]
         failures = np.zeros(search.n, dtype=np.int64)
-        learning = Dive(search, Run(capacity, search.rank(LEARNING, weights), deadline, failures=failures))
+        learning = Dive(search, Run(capacity, search.rank(LEARNING, weights), failures=failures))
         outcome = run(learning, nodes)
         if outcome is not None:
             return (learning.offsets, False) if outcome == FOUND else (None, True)

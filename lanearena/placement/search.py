@@ -18,38 +18,31 @@ With `backjump`, a failure also names the decisions that caused it, and the sear
 does not name. That is a heuristic here (the reasons are not complete in the canonical order), so such a search can
 miss a solution, and only a search without it proves that none exists.
 
-A search (`Dive`) runs a given number of nodes at a time and resumes where it paused, so several can take turns
-without redoing their work."""
+A search (`Dive`) runs afresh with a given number of nodes; the loop itself is compiled (`dive.py`)."""
 
 from __future__ import annotations
 
 import bisect
-import itertools
-import sys
-import time
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
+
+from lanearena.placement import dive
 
 FOUND, EXHAUSTED = "found", "exhausted"
 """How a search ends: a solution, or no solution in its tree (a proof when not backjumping)."""
 
 _BIG = np.int64(1 << 60)
-_ALL = -1
-"""The conflict that names every decision: nothing to jump past."""
 
 
 @dataclass
 class Run:
     """A search's parameters: the capacity (in units), the rank of each buffer (lowest decided first at a level),
-    the deadline (`time.perf_counter()`) past which it pauses, backjumping, and where to count section failures by
-    buffer (or None)."""
+    backjumping, and where to add up section failures by buffer (or None)."""
 
     capacity: int
     rank: np.ndarray
-    deadline: float
     backjump: bool = False
     failures: np.ndarray | None = None
 
@@ -104,191 +97,59 @@ class Search:
 
 
 class Dive:
-    """One search of a `Search` under a `Run`, resumable: `advance` runs it some nodes further."""
+    """Searches of a `Search` under a `Run`, each afresh with a number of nodes (`run`); the loop is `dive.node`."""
 
     def __init__(self, search: Search, p: Run):
-        n = search.n
+        n, s = search.n, search
         self.s, self.p = search, p
-        self.nodes = self.depth = self.pause_at = 0
-        self.minoff = np.zeros(n, dtype=np.int64)
-        self.excluded_at = np.full(n, -1, dtype=np.int64)
-        self.placed = np.zeros(n, dtype=bool)
-        self.free_beside = np.array([len(b) for b in search.beside], dtype=np.int64)
-        self.unplaced = search.load.copy()
-        self.crossing = search.cuts.copy()
-        self.offset = np.zeros(n, dtype=np.int64)
-        self.placed_depth = np.zeros(n, dtype=np.int64)
-        self.lifted_depth = np.zeros(n, dtype=np.int64)
-        self.excluded_depth = np.zeros(n, dtype=np.int64)
-        self.outcome: str | None = EXHAUSTED if int(search.load.max()) > p.capacity else None
-        self._steps = self._node(np.ones(n, dtype=bool), 0, search.sections)
+        self.nodes = 0
+        self.outcome: str | None = None
+        b = np.zeros((dive.BUFFER_ROWS, n), dtype=np.int64)
+        b[dive.SIZE], b[dive.FIRST], b[dive.LAST] = s.size, s.first, s.last
+        b[dive.SMALLEST], b[dive.RANK] = s.smallest_beside, p.rank
+        self._b = b
+        self._members = (np.cumsum([0] + [len(m) for m in s.members]).astype(np.int64), s.flat.astype(np.int64))
+        beside = [np.asarray(x, dtype=np.int64) for x in s.beside]
+        self._beside = (
+            np.cumsum([0] + [len(x) for x in beside]).astype(np.int64),
+            np.concatenate(beside) if n else np.zeros(0, dtype=np.int64),
+        )
+        self._by_first = np.argsort(s.first, kind="stable").astype(np.int64)
+        self._first_at = np.searchsorted(s.first[self._by_first], np.arange(s.sections + 1)).astype(np.int64)
+        deepest = 4 * n + 64
+        self._saved = np.zeros((2, max(len(self._beside[1]), 1)), dtype=np.int64)
+        self._exclusions = np.zeros((4, deepest), dtype=np.int64)
+        self._chain = np.zeros(deepest, dtype=np.int64)
+        words = (2 * n + dive.WORD) // dive.WORD
+        self._bits = np.zeros((deepest, words), dtype=np.uint64)
+        self._res = np.zeros(words, dtype=np.uint64)
+        self._free = np.zeros(n, dtype=np.int64)
 
-    def advance(self, nodes: int) -> str | None:
-        """Searches `nodes` nodes more (fewer past the deadline): FOUND or EXHAUSTED once it ends, else None."""
-        if self.outcome is None:
-            self.pause_at = self.nodes + nodes
-            limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(limit, 4 * self.s.n + 1000))
-            try:
-                next(self._steps)
-            except StopIteration as end:
-                self.outcome = FOUND if end.value[0] else EXHAUSTED
-            finally:
-                sys.setrecursionlimit(limit)
+    def run(self, nodes: int) -> str | None:
+        """Searches afresh, `nodes` nodes at most: FOUND or EXHAUSTED if it ends, else None (also in `outcome`)."""
+        s, p, b = self.s, self.p, self._b
+        if int(s.load.max()) > p.capacity:
+            self.nodes, self.outcome = 0, EXHAUSTED
+            return self.outcome
+        b[: dive.SIZE] = 0
+        b[dive.EXCL_AT] = -1
+        b[dive.FREE_BESIDE] = np.diff(self._beside[0])
+        sec = np.zeros((dive.SECTION_ROWS, s.sections), dtype=np.int64)
+        sec[dive.UNPLACED], sec[dive.CROSSING] = s.load, s.cuts
+        ctl = np.zeros(dive.CONTROL, dtype=np.int64)
+        ctl[dive.LIMIT], ctl[dive.CAPACITY] = nodes, p.capacity
+        ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = p.backjump, p.failures is not None
+        ending = dive.node(
+            b, sec, ctl, *self._members, *self._beside, self._by_first, self._first_at, self._saved,
+            self._exclusions, self._chain, self._bits, self._res, self._free, 0, s.sections,
+        )  # fmt: skip
+        if p.failures is not None:
+            p.failures += b[dive.FAILURES]
+        self.nodes = int(ctl[dive.NODES])
+        self.outcome = {dive.FOUND: FOUND, dive.FAILED: EXHAUSTED}.get(int(ending))
         return self.outcome
 
     @property
     def offsets(self) -> list[int]:
         """The offsets found, in units."""
-        return self.offset.tolist()
-
-    def _node(self, group: np.ndarray, lo: int, hi: int) -> Generator[None, None, tuple[bool, int]]:
-        """Searches the unplaced buffers of `group` (spanning sections `[lo, hi)`), pausing (yielding) at the node
-        budget or the deadline; returns whether they can be placed, and if not the decisions to blame (a bit a
-        depth)."""
-        self.nodes += 1
-        if self.nodes >= self.pause_at or (self.nodes & 63 == 0 and time.perf_counter() > self.p.deadline):
-            yield
-        excluded: list[tuple[int, int, int]] = []  # the buffers excluded at this node, each with its exclusion before
-        chain: list[tuple[int, int]] = []  # (depth, conflict of placing it)
-        found = False
-        while True:
-            decision = self._decide(group, lo, hi)
-            if decision is True:
-                found = True
-                break
-            if decision is None:
-                conflict = self.conflict
-                break
-            c, level, forced = decision
-            d = self.depth
-            found, conflict = yield from self._place(c, level, group, lo, hi)
-            if found:
-                break
-            if forced:
-                conflict = _ALL if conflict >> d & 1 else conflict
-                break
-            if not conflict >> d & 1:  # placing c was not to blame: neither is leaving it out
-                break
-            chain.append((d, conflict))
-            excluded.append((c, int(self.excluded_at[c]), int(self.excluded_depth[c])))
-            self.excluded_at[c], self.excluded_depth[c] = level, d
-            self.depth += 1
-        for c, at, depth in reversed(excluded):
-            self.excluded_at[c], self.excluded_depth[c] = at, depth
-        self.depth -= len(excluded)
-        if found:
-            return True, 0
-        for d, placing in reversed(chain):
-            if conflict >> d & 1:
-                conflict = (placing | conflict) & ~(1 << d) if self.p.backjump else _ALL
-        return False, conflict
-
-    def _decide(self, group: np.ndarray, lo: int, hi: int) -> Literal[True] | tuple[int, int, bool] | None:
-        """True when `group` is all placed; None when this node fails (its reasons in `self.conflict`); else the
-        buffer to decide next, the level it would take, and whether it is placed without a branch."""
-        # np.count_nonzero and .nonzero() cost a fraction of .any() and np.flatnonzero on arrays this small.
-        free = group & ~self.placed
-        if not np.count_nonzero(free):
-            return True
-        minoff, capacity = self.minoff, self.p.capacity
-        excluded = free & (self.excluded_at == minoff)
-        if np.count_nonzero(excluded):
-            open_ = free & ~excluded
-            if not np.count_nonzero(open_):
-                self.conflict = _ALL
-                return None
-            level = int(minoff[open_].min())
-            if np.count_nonzero(excluded & (minoff + self.s.size <= level)):
-                self.conflict = _ALL
-                return None
-            stranded = excluded & (self.free_beside == 0)
-            if np.count_nonzero(stranded):
-                self.conflict = self._blame_stranded(int(stranded.argmax()))
-                return None
-            floor = np.where(excluded, level + self.s.smallest_beside, minoff)
-        else:
-            open_, level, floor = free, int(minoff[free].min()), minoff
-        lowest = np.minimum.reduceat(np.where(free, floor, _BIG)[self.s.flat], self.s.starts)[lo:hi]
-        need = np.minimum(lowest, capacity) + self.unplaced[lo:hi]
-        if need.max() > capacity:
-            s = int(need.argmax()) + lo
-            if self.p.failures is not None:
-                self.p.failures[self.s.members[s]] += 1
-            self.conflict = self._blame_section(s, free, excluded) if self.p.backjump else _ALL
-            return None
-        candidates = open_ & (minoff == level)
-        hatless = candidates & (self.free_beside == 0)
-        if np.count_nonzero(hatless):
-            return int(hatless.argmax()), level, True
-        return int(np.where(candidates, self.p.rank, _BIG).argmin()), level, False
-
-    def _place(
-        self, c: int, level: int, group: np.ndarray, lo: int, hi: int
-    ) -> Generator[None, None, tuple[bool, int]]:
-        """Places buffer `c` at `level`, searches on (pausing as `_node`), and takes it back; the search's outcome."""
-        d = self.depth
-        self.depth += 1
-        self.placed[c], self.offset[c], self.placed_depth[c] = True, level, d
-        size, top = self.s.sizes[c], level + self.s.sizes[c]
-        near, minoff = self.s.beside[c], self.minoff
-        before = minoff[near]
-        minoff[near] = np.maximum(before, top)
-        if self.p.backjump:
-            lifted = self.lifted_depth[near]
-            self.lifted_depth[near] = np.where(before < top, d, lifted)
-        self.free_beside[near] -= 1
-        a, b = self.s.span[c]
-        self.unplaced[a:b] -= size
-        self.crossing[a : b - 1] -= 1
-        x, y = max(a, lo), min(b - 1, hi - 1)
-        cuts = ((self.crossing[x:y] == 0).nonzero()[0] + (x + 1)).tolist() if x < y else []
-        if cuts:
-            found, conflict = yield from self._apart(group, [lo, *cuts, hi])
-        else:
-            found, conflict = yield from self._node(group, lo, hi)
-        self.crossing[a : b - 1] += 1
-        self.unplaced[a:b] += size
-        self.free_beside[near] += 1
-        minoff[near] = before
-        if self.p.backjump:
-            self.lifted_depth[near] = lifted
-        self.placed[c] = False
-        self.depth -= 1
-        return found, conflict
-
-    def _apart(self, group: np.ndarray, bounds: list[int]) -> Generator[None, None, tuple[bool, int]]:
-        """Solves the unplaced buffers of `group` between each pair of `bounds` (sections no buffer crosses)
-        apart: whether all can be placed, and the conflict of the first that cannot."""
-        free = group & ~self.placed
-        for x, y in itertools.pairwise(bounds):
-            part = free & (self.s.first < y) & (self.s.last > x)
-            if np.count_nonzero(part):
-                found, conflict = yield from self._node(part, x, y)
-                if not found:
-                    return False, conflict
-        return True, 0
-
-    def _blame_section(self, s: int, free: np.ndarray, excluded: np.ndarray) -> int:
-        """The decisions that leave section `s` short of room: for each of its unplaced buffers, its exclusion or
-        the placement that last lifted its floor, when either alone lifts it high enough."""
-        unplaced = self.s.members[s][free[self.s.members[s]]]
-        low = self.p.capacity - int(self.s.size[unplaced].sum()) + 1
-        by_exclusion = excluded[unplaced] & (self.excluded_at[unplaced] + self.s.smallest_beside[unplaced] >= low)
-        by_lift = ~by_exclusion & (self.minoff[unplaced] >= low)
-        if not (by_exclusion | by_lift).all():
-            return _ALL
-        conflict = 0
-        for depth in set(
-            self.excluded_depth[unplaced[by_exclusion]].tolist() + self.lifted_depth[unplaced[by_lift]].tolist()
-        ):
-            conflict |= 1 << depth
-        return conflict
-
-    def _blame_stranded(self, j: int) -> int:
-        """The decisions that leave excluded buffer `j` nothing to rest on: its exclusion and every placement
-        beside it."""
-        conflict = 1 << int(self.excluded_depth[j])
-        for depth in self.placed_depth[self.s.beside[j]].tolist():
-            conflict |= 1 << depth
-        return conflict
+        return self._b[dive.OFFSET].tolist()

@@ -1,6 +1,7 @@
 """The exact search and the default placement built on it: against brute force on small problems the complete
-search finds every optimum and proves nothing lower fits; backjumping only ever returns valid placements; groups of
-buffers apart in time are placed apart; `check` catches what it should."""
+search finds every optimum and proves nothing lower fits; backjumping only ever returns valid placements; the
+compiled loop visits the same nodes as the Python one it replaced and finds the same offsets; groups of buffers
+apart in time are placed apart; `check` catches what it should."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 from lanearena.placement import Buffer, check, place
 from lanearena.placement.best import groups
 from lanearena.placement.search import EXHAUSTED, FOUND, Dive, Run, Search
+
+from .reference_search import ReferenceDive
 
 
 @st.composite
@@ -50,11 +53,12 @@ def valid(lives, offsets, capacity) -> bool:
 
 
 def searched(lives, capacity, keys, backjump, step=10**6):
-    """How a search of `lives` under `capacity` ends, run `step` nodes at a time, and the offsets it found."""
+    """How a search of `lives` under `capacity` ends, run afresh with `step` nodes, then twice as many, until it
+    ends, and the offsets it found."""
     s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
-    dive = Dive(s, Run(capacity, s.rank(keys, np.zeros(s.n, dtype=np.int64)), float("inf"), backjump))
-    while dive.advance(step) is None:
-        pass
+    dive = Dive(s, Run(capacity, s.rank(keys, np.zeros(s.n, dtype=np.int64)), backjump))
+    while dive.run(step) is None:
+        step *= 2
     return dive.outcome, dive.offsets
 
 
@@ -75,6 +79,39 @@ def test_backjumping_returns_only_valid_placements(lives, keys, slack):
     assert status in (FOUND, EXHAUSTED)
     if status == FOUND:
         assert valid(lives, offsets, capacity)
+
+
+@st.composite
+def crowded_problems(draw):
+    """Up to 14 buffers over 30 steps, sizes in units of 1 to 8: enough for the search to branch, exclude and
+    backjump."""
+    n = draw(st.integers(1, 14))
+    lives = []
+    for _ in range(n):
+        lower = draw(st.integers(0, 25))
+        lives.append((lower, draw(st.integers(lower + 1, 30)), draw(st.integers(1, 8))))
+    return lives
+
+
+@settings(max_examples=300, deadline=None)
+@given(crowded_problems(), st.sampled_from(["TWA", "TAW", "FTWA"]), st.booleans(), st.integers(-1, 3))
+def test_compiled_loop_visits_the_nodes_of_the_python_one(lives, keys, backjump, slack):
+    s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
+    capacity = int(s.load.max()) + slack
+    rank = s.rank(keys, np.arange(s.n, dtype=np.int64) % 3)
+    compiled_failures, python_failures = np.zeros(s.n, dtype=np.int64), np.zeros(s.n, dtype=np.int64)
+    compiled = Dive(s, Run(capacity, rank, backjump, compiled_failures))
+    python = ReferenceDive(s, Run(capacity, rank, backjump, python_failures))
+    python.advance(10**6)
+    assert compiled.run(10**6) == python.outcome
+    assert compiled.nodes == python.nodes
+    assert compiled_failures.tolist() == python_failures.tolist()
+    if python.outcome == FOUND:
+        assert compiled.offsets == python.offsets and valid(lives, compiled.offsets, capacity)
+    # A run cut short ends unfinished, and a fresh run with enough nodes ends as before.
+    if compiled.nodes > 1:
+        assert compiled.run(compiled.nodes - 1) is None
+        assert compiled.run(10**6) == python.outcome
 
 
 def test_groups_split_where_no_life_crosses():
