@@ -22,8 +22,8 @@ UNPLACED, CROSSING, LOWEST = range(3)
 SECTION_ROWS = 3
 # Slots of the control array `ctl`.
 NODES, LIMIT, DEPTH, CAPACITY, BACKJUMP, COUNT_FAILURES, SAVED, EXCLUSIONS, CHAIN, TAIL, PICK, PICK_LEVEL = range(12)
-PICK_FORCED = 12
-CONTROL = 13
+PICK_FORCED, HOW_MANY, MOST = 12, 13, 14
+CONTROL = 15
 
 FOUND, FAILED, STOPPED = 1, 0, 2
 """How a node ends: its group placed, no placement below it (the reasons in the conflict), out of nodes."""
@@ -234,6 +234,8 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
                     b[LIFTED_DEPTH, j] = d
             b[FREE_BESIDE, j] -= 1
         ctl[SAVED] = base + bes_ptr[c + 1] - bes_ptr[c]
+        ctl[HOW_MANY] += 1
+        ctl[MOST] = max(ctl[MOST], ctl[HOW_MANY])
         first, last = b[FIRST, c], b[LAST, c]
         for s in range(first, last):
             sec[UNPLACED, s] -= b[SIZE, c]
@@ -273,6 +275,7 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
             b[MINOFF, j] = saved[0, base + p - bes_ptr[c]]
             b[LIFTED_DEPTH, j] = saved[1, base + p - bes_ptr[c]]
         b[PLACED, c] = 0
+        ctl[HOW_MANY] -= 1
         ctl[DEPTH] -= 1
         if result != FAILED:
             outcome = result

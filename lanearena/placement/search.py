@@ -102,7 +102,7 @@ class Dive:
     def __init__(self, search: Search, p: Run):
         n, s = search.n, search
         self.s, self.p = search, p
-        self.nodes = 0
+        self.nodes = self.most = 0  # nodes searched and the most buffers placed at once, in the last run
         self.outcome: str | None = None
         b = np.zeros((dive.BUFFER_ROWS, n), dtype=np.int64)
         b[dive.SIZE], b[dive.FIRST], b[dive.LAST] = s.size, s.first, s.last
@@ -145,7 +145,7 @@ class Dive:
         )  # fmt: skip
         if p.failures is not None:
             p.failures += b[dive.FAILURES]
-        self.nodes = int(ctl[dive.NODES])
+        self.nodes, self.most = int(ctl[dive.NODES]), int(ctl[dive.MOST])
         self.outcome = {dive.FOUND: FOUND, dive.FAILED: EXHAUSTED}.get(int(ending))
         return self.outcome
 
