@@ -184,7 +184,7 @@ def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | N
     search proved that there are none."""
     dives = [Dive(search, Run(capacity, search.rank(keys), backjump=True)) for keys in BACKJUMPING]
     weights = np.zeros(search.n, dtype=np.int64)
-    cost = node_cost(search.n)
+    cost = node_cost(search.n, len(search.flat))
     nodes = 2 * search.n
     pace = [0, 0.0]  # nodes searched and seconds taken, to keep a run inside the deadline
 

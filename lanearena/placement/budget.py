@@ -10,10 +10,10 @@ GREEDY_COST = 16
 any work."""
 
 
-def node_cost(buffers: int) -> int:
-    """Work a node of the exact search counts in a group of `buffers`: its passes run over them and their
-    sections."""
-    return buffers // 16 + 1
+def node_cost(buffers: int, members: int) -> int:
+    """Work a node of the exact search counts in a group of `buffers` with `members` (buffers live at a section,
+    summed over the sections): its passes run over the buffers and the sections of their lives."""
+    return buffers // 32 + members // 512 + 1
 
 
 class Budget:
