@@ -10,8 +10,8 @@ so that no two live at once share a byte, as low as can be found.
   `greedy`, and the same offsets on a busy machine as on an idle one (the work is counted, not timed).
 
 Modules: `problem` (the data, the bound, the checker), `greedy` (the greedy family in O(n log n)), `budget` (counted
-work), `search` (the exact search), `local` (iterated greedy), `best` (the default's schedule), `csvio` (MiniMalloc's
-CSV)."""
+work), `search` (the exact search) and `dive` (its loop, compiled), `local` (iterated greedy), `best` (the default's
+schedule), `csvio` (MiniMalloc's CSV)."""
 
 from __future__ import annotations
 
