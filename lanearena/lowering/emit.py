@@ -23,7 +23,7 @@ class _Addresses:
     with `shift` past every buffer's size (and a one-past-the-end address), so no two buffers' addresses meet
     whatever the sizes; a layout whose addresses would not fit 64 bits is refused."""
 
-    def __init__(self, buffers: list[Buffer]):
+    def __init__(self, buffers: list[Allocation]):
         self.sizes = [b.bytes for b in buffers]
         self.shift = max(self.sizes, default=0).bit_length() + 1
         if (len(buffers) + 1).bit_length() + self.shift > 64:
@@ -41,7 +41,7 @@ class _Addresses:
 
 
 @dataclass(frozen=True)
-class Buffer:
+class Allocation:
     """A device allocation the module makes: `name`, `bytes`, whether it starts zeroed (a counter), whether it is
     poisoned (0xFF: NaN in every f32) before the step."""
 
@@ -65,32 +65,32 @@ class Binding:
 @dataclass
 class Layout:
     """Every buffer of a placed step, and where each array starts: (buffer index, byte offset) by (tensor, form),
-    and by (launch, tag) for scratch and counters. Buffer 0 is the arena."""
+    and by (launch, tag) for scratch and counters. Allocation 0 is the arena."""
 
-    buffers: list[Buffer]
+    buffers: list[Allocation]
     arrays: dict[tuple[str, Form], tuple[int, int]]
     scratch: dict[tuple[int, str], tuple[int, int]]
 
 
 def layout(step: Step, plan: ArenaPlan) -> Layout:
     """The buffers `plan` asks for and where every array, scratch and counter of `step` lives in them."""
-    buffers = [Buffer("arena", plan.bytes, poison=True)]
+    buffers = [Allocation("arena", plan.bytes, poison=True)]
     arrays: dict[tuple[str, Form], tuple[int, int]] = {(a.tensor, a.form): (0, a.offset) for a in plan.arrays}
     scratch: dict[tuple[int, str], tuple[int, int]] = {(s.launch, s.tag): (0, s.offset) for s in plan.scratch}
     for o in plan.own:
         t = step.tensors[o.tensor]
         arrays[(o.tensor, o.form)] = (len(buffers), 0)
-        buffers.append(Buffer(f"{o.tensor}:{o.form.value}", o.bytes, poison=t.role is Role.COMPUTED))
+        buffers.append(Allocation(f"{o.tensor}:{o.form.value}", o.bytes, poison=t.role is Role.COMPUTED))
     for t in step.tensors.values():
         # An output or state no launch touches has no array in the plan, yet is still handed back.
         kept = t.name in step.outputs or t.role is Role.STATE
         if kept and t.view_of is None and (t.name, Form.PLAIN) not in arrays:
             arrays[(t.name, Form.PLAIN)] = (len(buffers), 0)
             nbytes = aligned(t.length * ELEMENT_BYTES[t.elem], plan.align)
-            buffers.append(Buffer(f"{t.name}:{Form.PLAIN.value}", nbytes, poison=t.role is Role.COMPUTED))
+            buffers.append(Allocation(f"{t.name}:{Form.PLAIN.value}", nbytes, poison=t.role is Role.COMPUTED))
     for c in plan.counters:
         scratch[(c.launch, c.tag)] = (len(buffers), 0)
-        buffers.append(Buffer(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=True))
+        buffers.append(Allocation(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=True))
     return Layout(buffers, arrays, scratch)
 
 
