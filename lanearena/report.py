@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.model import Step
 
-KINDS = ("plain", "quant", "scratch")
+HOLDS = ("plain", "quant", "scratch")
 """What a rectangle holds: a tensor's f32/i32 array, its quantized array, or a launch's scratch."""
 
 FORMATS = ("svg", "png")
@@ -298,7 +298,7 @@ def picture(step: Step, plan: ArenaPlan, fmt: str) -> bytes:
             f"{size(no_reuse_bytes(plan))} without reuse",
             fontsize=11,
         )
-        kinds = [k for k in KINDS if any(x.kind == k for x in placed)]
+        kinds = [k for k in HOLDS if any(x.kind == k for x in placed)]
         handles: list[Artist] = [Patch(facecolor=STYLE[k][0], edgecolor=STYLE[k][1], label=STYLE[k][2]) for k in kinds]
         handles += [
             Line2D([], [], color=BOUND, linestyle=(0, (6, 3)), label=f"lower bound {size(plan.lower_bound)}"),
