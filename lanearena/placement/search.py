@@ -120,7 +120,7 @@ class Dive:
         self._saved = np.zeros((2, max(len(self._beside[1]), 1)), dtype=np.int64)
         self._exclusions = np.zeros((4, deepest), dtype=np.int64)
         self._chain = np.zeros(deepest, dtype=np.int64)
-        words = (2 * n + dive.WORD) // dive.WORD
+        words = (deepest + dive.WORD - 1) // dive.WORD
         self._bits = np.zeros((deepest, words), dtype=np.uint64)
         self._res = np.zeros(words, dtype=np.uint64)
         self._free = np.zeros(n, dtype=np.int64)

@@ -93,8 +93,32 @@ def crowded_problems(draw):
     return lives
 
 
+@st.composite
+def cut_rectangles(draw):
+    """A rectangle of steps x units cut across time or across the units, up to 60 pieces, in a drawn order: every
+    step is full, so the search at the bound must place every piece exactly (deep exclusion chains, backjumps)."""
+    steps, height = draw(st.sampled_from([20, 60, 200])), draw(st.sampled_from([16, 40, 64]))
+    pieces = [(0, steps, 0, height)]
+    for _ in range(draw(st.integers(1, 59))):
+        t0, t1, a0, a1 = pieces.pop(draw(st.integers(0, len(pieces) - 1)))
+        if t1 - t0 >= 2 and (a1 - a0 < 2 or draw(st.booleans())):
+            t = draw(st.integers(t0 + 1, t1 - 1))
+            pieces += [(t0, t, a0, a1), (t, t1, a0, a1)]
+        elif a1 - a0 >= 2:
+            a = draw(st.integers(a0 + 1, a1 - 1))
+            pieces += [(t0, t1, a0, a), (t0, t1, a, a1)]
+        else:
+            pieces.append((t0, t1, a0, a1))
+    return draw(st.permutations([(t0, t1, a1 - a0) for t0, t1, a0, a1 in pieces]))
+
+
 @settings(max_examples=300, deadline=None)
-@given(crowded_problems(), st.sampled_from(["TWA", "TAW", "FTWA"]), st.booleans(), st.integers(-1, 3))
+@given(
+    st.one_of(crowded_problems(), cut_rectangles()),
+    st.sampled_from(["TWA", "TAW", "FTWA", "ZAW"]),
+    st.booleans(),
+    st.integers(-1, 3),
+)
 def test_compiled_loop_visits_the_nodes_of_the_python_one(lives, keys, backjump, slack):
     s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
     capacity = int(s.load.max()) + slack
@@ -102,8 +126,10 @@ def test_compiled_loop_visits_the_nodes_of_the_python_one(lives, keys, backjump,
     compiled_failures, python_failures = np.zeros(s.n, dtype=np.int64), np.zeros(s.n, dtype=np.int64)
     compiled = Dive(s, Run(capacity, rank, backjump, compiled_failures))
     python = ReferenceDive(s, Run(capacity, rank, backjump, python_failures))
-    python.advance(10**6)
-    assert compiled.run(10**6) == python.outcome
+    python.advance(5000)
+    assert compiled.run(5000) == python.outcome
+    if python.outcome is None:  # both out of nodes (the Python loop pauses at its last node, ours past it)
+        return
     assert compiled.nodes == python.nodes
     assert compiled_failures.tolist() == python_failures.tolist()
     if python.outcome == FOUND:
@@ -111,7 +137,30 @@ def test_compiled_loop_visits_the_nodes_of_the_python_one(lives, keys, backjump,
     # A run cut short ends unfinished, and a fresh run with enough nodes ends as before.
     if compiled.nodes > 1:
         assert compiled.run(compiled.nodes - 1) is None
-        assert compiled.run(10**6) == python.outcome
+        assert compiled.run(compiled.nodes) == python.outcome
+
+
+DEEP = [
+    (167, 200, 5), (161, 167, 2), (0, 131, 2), (77, 193, 2), (167, 200, 6), (85, 98, 9), (105, 176, 2), (149, 167, 3),
+    (47, 131, 3), (106, 149, 3), (142, 167, 5), (131, 193, 1), (38, 47, 5), (105, 149, 5), (13, 113, 1), (105, 172, 2),
+    (193, 200, 14), (0, 42, 3), (105, 172, 2), (0, 12, 4), (59, 98, 6), (191, 200, 15), (0, 167, 1), (60, 161, 2),
+    (0, 131, 1), (113, 193, 3), (2, 193, 1), (16, 49, 4), (0, 12, 5), (105, 149, 1), (13, 113, 2), (16, 49, 4),
+    (47, 126, 2), (131, 193, 3), (42, 106, 3), (0, 60, 2), (131, 193, 2), (0, 2, 4), (49, 59, 15), (149, 172, 6),
+    (13, 49, 1), (98, 105, 15), (59, 85, 9), (0, 47, 3), (176, 191, 15), (172, 176, 10), (0, 13, 15), (126, 142, 4),
+    (2, 77, 2), (47, 126, 2), (12, 193, 1), (47, 142, 1), (105, 176, 3), (16, 49, 6), (12, 13, 3), (12, 38, 5),
+    (13, 16, 14), (2, 193, 1),
+]  # fmt: skip
+"""A cut rectangle of 58 pieces on which the backjumping search goes more than twice as many decisions deep as there
+are buffers: conflict sets must hold that many depths."""
+
+
+def test_conflicts_deeper_than_twice_the_buffers_are_kept_whole():
+    s = Search([lo for lo, _, _ in DEEP], [up for _, up, _ in DEEP], [size for _, _, size in DEEP])
+    rank = s.rank("ZAW")
+    compiled, python = Dive(s, Run(40, rank, backjump=True)), ReferenceDive(s, Run(40, rank, backjump=True))
+    python.advance(10**6)
+    assert compiled.run(10**6) == python.outcome == FOUND
+    assert compiled.nodes == python.nodes and compiled.offsets == python.offsets
 
 
 def test_groups_split_where_no_life_crosses():
