@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
 from lanearena.placement.search import FOUND, Dive, Run, Search
+from lanearena.placement.tile import Tiling, tiled
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
@@ -161,6 +162,29 @@ def _search(
             progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
         return True
 
+    # Buffers with one life are stacked (the skyline search places each stack whole, in input order): they are
+    # interchangeable in a stack, and a search over every order of them thrashes (perfect-450-0: none at 1.000x in
+    # 400k nodes buffer by buffer, one in 5k nodes stack by stack).
+    stacks: dict[tuple[int, int], list[int]] = {}
+    for i, b in enumerate(buffers):
+        stacks.setdefault((b.lower, b.upper), []).append(i)
+    lives = list(stacks)
+    tiling = Tiling(
+        [a for a, _ in lives], [z for _, z in lives], [sum(rounded[i] for i in stacks[k]) // unit for k in lives]
+    )
+    if tiling.slack(possible) <= TILING_SLACK:
+        for _, found in _tile(tiling, possible, (best_height - 1) // unit, budget.part(2)):
+            placed = [0] * len(buffers)
+            for life, base in zip(lives, found, strict=True):
+                at = base * unit
+                for i in stacks[life]:
+                    placed[i], at = at, at + rounded[i]
+            if height(buffers, placed) < best_height:
+                best, best_height = placed, height(buffers, placed)
+            if progress is not None:
+                progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s (tiling)")
+    if best_height <= goal:
+        return best
     if fits(possible, budget.part(1 if exact_goal else 2)) or exact_goal:
         return best
     # A probe's share of what is left, halved each round: an eighth at first (a 32nd left probes too short to find
@@ -176,6 +200,43 @@ def _search(
                 low = capacity + 1
         parts = max(parts // 2, 1)
     return best
+
+
+TILING_SLACK = 0.01
+"""The most slack (the share of the arena under the goal left empty at every step) at which the skyline search
+runs: with more it is a weak heuristic (it fails MiniMalloc's A-K at their capacities)."""
+
+TILING_LEVELS = (0, 5, 10, 20)
+"""The capacities the skyline search tries in turn, in thousandths above the goal: a placement a little above the
+goal is kept while the goal is sought (buffer by buffer, perfect-450-0 had none at 1.000x in 400k nodes and one at
+1.010x in 320k)."""
+
+
+def _tile(tiling: Tiling, goal: int, top: int, budget: Budget) -> Iterator[tuple[int, list[int]]]:
+    """Placements in units found by the skyline search within `budget`, each under a lower capacity than the one
+    before, from `top` toward `goal`: short runs, each with its own order of candidates (the search's time to a
+    solution is heavy tailed), at each of `TILING_LEVELS` below the last found in turn."""
+    levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
+    cost = node_cost(len(tiling.size))
+    nodes = 4 * len(tiling.size) + 200
+    pace = [0, 0.0]
+    restart = 0
+    while levels and not budget.done():
+        for capacity in list(levels):
+            limit = nodes if budget.left is None else min(nodes, budget.left // cost)
+            if budget.deadline is not None and pace[1] > 0:
+                limit = min(limit, int((budget.deadline - time.perf_counter()) * pace[0] / pace[1]))
+            start = time.perf_counter()
+            outcome = tiling.run(capacity, max(limit, 1), restart)
+            pace[0], pace[1] = pace[0] + tiling.nodes, pace[1] + time.perf_counter() - start
+            budget.spend(tiling.nodes * cost)
+            if tiled(outcome):
+                levels = [c for c in levels if c < capacity]
+                yield capacity, tiling.offsets
+                break
+            if budget.done():
+                return
+        restart += 1
 
 
 def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | None, bool]:
