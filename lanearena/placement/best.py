@@ -19,7 +19,7 @@ from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
 from lanearena.placement.search import FOUND, Dive, Run, Search
-from lanearena.placement.tile import Tiling, tiled
+from lanearena.placement.tile import Tiling, slack, tiled
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
@@ -162,18 +162,18 @@ def _search(
             progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
         return True
 
-    # Buffers with one life are stacked (the skyline search places each stack whole, in input order): they are
-    # interchangeable in a stack, and a search over every order of them thrashes (perfect-450-0: none at 1.000x in
-    # 400k nodes buffer by buffer, one in 5k nodes stack by stack).
-    stacks: dict[tuple[int, int], list[int]] = {}
-    for i, b in enumerate(buffers):
-        stacks.setdefault((b.lower, b.upper), []).append(i)
-    lives = list(stacks)
-    tiling = Tiling(
-        [a for a, _ in lives], [z for _, z in lives], [sum(rounded[i] for i in stacks[k]) // unit for k in lives]
-    )
-    if tiling.slack(possible) <= TILING_SLACK:
-        for _, found in _tile(tiling, possible, (best_height - 1) // unit, budget.part(2)):
+    # Where the arena is all but full, the skyline search first. Buffers with one life are stacked (it places each
+    # stack whole, in input order): they are interchangeable in a stack, and a search over every order of them
+    # thrashes (perfect-450-0: none at 1.000x in 400k nodes buffer by buffer, one in 5k nodes stack by stack).
+    lowers, uppers = [b.lower for b in buffers], [b.upper for b in buffers]
+    if slack(lowers, uppers, rounded, possible * unit) <= TILING_SLACK:
+        stacks: dict[tuple[int, int], list[int]] = {}
+        for i, life in enumerate(zip(lowers, uppers, strict=True)):
+            stacks.setdefault(life, []).append(i)
+        lives = list(stacks)
+        sizes = [sum(rounded[i] for i in stacks[life]) // unit for life in lives]
+        tiling = Tiling([a for a, _ in lives], [z for _, z in lives], sizes)
+        for found in _tile(tiling, possible, (best_height - 1) // unit, budget.part(2)):
             placed = [0] * len(buffers)
             for life, base in zip(lives, found, strict=True):
                 at = base * unit
@@ -212,7 +212,7 @@ goal is kept while the goal is sought (buffer by buffer, perfect-450-0 had none 
 1.010x in 320k)."""
 
 
-def _tile(tiling: Tiling, goal: int, top: int, budget: Budget) -> Iterator[tuple[int, list[int]]]:
+def _tile(tiling: Tiling, goal: int, top: int, budget: Budget) -> Iterator[list[int]]:
     """Placements in units found by the skyline search within `budget`, each under a lower capacity than the one
     before, from `top` toward `goal`: short runs, each with its own order of candidates (the search's time to a
     solution is heavy tailed), at each of `TILING_LEVELS` below the last found in turn."""
@@ -232,7 +232,7 @@ def _tile(tiling: Tiling, goal: int, top: int, budget: Budget) -> Iterator[tuple
             budget.spend(tiling.nodes * cost)
             if tiled(outcome):
                 levels = [c for c in levels if c < capacity]
-                yield capacity, tiling.offsets
+                yield tiling.offsets
                 break
             if budget.done():
                 return

@@ -29,6 +29,14 @@ def tiled(outcome: int) -> bool:
     return outcome == FOUND
 
 
+def slack(lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int], capacity: int) -> float:
+    """The share of `capacity` over the steps from the first life's start to the last one's end that no buffer
+    takes."""
+    lower, upper = np.array(lowers, dtype=np.int64), np.array(uppers, dtype=np.int64)
+    area = float((np.array(sizes, dtype=np.int64) * (upper - lower)).sum())
+    return 1 - area / (capacity * float(upper.max() - lower.min()))
+
+
 class Tiling:
     """The skyline search over one group of buffers (lives `[lowers, uppers)`, sizes in units)."""
 
@@ -38,16 +46,11 @@ class Tiling:
         self.last = np.searchsorted(ends, np.array(uppers, dtype=np.int64)).astype(np.int64)
         self.size = np.array(sizes, dtype=np.int64)
         self.sections = max(len(ends) - 1, 1)
-        self.width = np.diff(ends) if len(ends) > 1 else np.ones(1, dtype=np.int64)
         self.load = np.zeros(self.sections, dtype=np.int64)
         for a, b, s in zip(self.first, self.last, self.size, strict=True):
             self.load[a:b] += s
         self.nodes = self.most = 0  # nodes searched and the most buffers placed at once, in the last run
         self.offsets: list[int] = []
-
-    def slack(self, capacity: int) -> float:
-        """The share of `capacity` over the group's steps that no buffer takes."""
-        return 1 - float((self.load * self.width).sum()) / (capacity * float(self.width.sum()))
 
     def run(self, capacity: int, nodes: int, seed: int = 0) -> int:
         """Searches afresh under `capacity` units with `nodes` nodes at most, trying candidates in an order shuffled
