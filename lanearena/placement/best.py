@@ -162,22 +162,30 @@ def _search(
             progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
         return True
 
-    # Where the arena is all but full, the skyline search first. Buffers with one life are stacked (it places each
-    # stack whole, in input order): they are interchangeable in a stack, and a search over every order of them
-    # thrashes (perfect-450-0: none at 1.000x in 400k nodes buffer by buffer, one in 5k nodes stack by stack).
+    # Where the arena is all but full, the skyline search first, taking turns over the buffers stacked by life (each
+    # stack placed whole, in input order) and one by one. Stacked, a search does not try every order of buffers that
+    # are interchangeable in a stack, where one by one it thrashes (perfect-450-0: none at 1.000x in 400k nodes one
+    # by one, one in 5k nodes stacked); but stacks can rule out every perfect packing (perfect-450-17 and -20: none
+    # stacked in 400k nodes, one in 40k one by one).
     lowers, uppers = [b.lower for b in buffers], [b.upper for b in buffers]
     if slack(lowers, uppers, rounded, possible * unit) <= TILING_SLACK:
         stacks: dict[tuple[int, int], list[int]] = {}
         for i, life in enumerate(zip(lowers, uppers, strict=True)):
             stacks.setdefault(life, []).append(i)
-        lives = list(stacks)
-        sizes = [sum(rounded[i] for i in stacks[life]) // unit for life in lives]
-        tiling = Tiling([a for a, _ in lives], [z for _, z in lives], sizes)
-        for found in _tile(tiling, possible, (best_height - 1) // unit, budget.part(2)):
+        layouts = [list(stacks.values()), [[i] for i in range(len(buffers))]]
+        tilings = [
+            Tiling(
+                [lowers[k[0]] for k in layout],
+                [uppers[k[0]] for k in layout],
+                [sum(rounded[i] for i in k) // unit for k in layout],
+            )
+            for layout in layouts
+        ]
+        for which, found in _tile(tilings, possible, (best_height - 1) // unit, budget.part(2)):
             placed = [0] * len(buffers)
-            for life, base in zip(lives, found, strict=True):
+            for members, base in zip(layouts[which], found, strict=True):
                 at = base * unit
-                for i in stacks[life]:
+                for i in members:
                     placed[i], at = at, at + rounded[i]
             if height(buffers, placed) < best_height:
                 best, best_height = placed, height(buffers, placed)
@@ -206,24 +214,27 @@ TILING_SLACK = 0.01
 """The most slack (the share of the arena under the goal left empty at every step) at which the skyline search
 runs: with more it is a weak heuristic (it fails MiniMalloc's A-K at their capacities)."""
 
-TILING_LEVELS = (0, 5, 10, 20)
+TILING_LEVELS = (0, 10)
 """The capacities the skyline search tries in turn, in thousandths above the goal: a placement a little above the
 goal is kept while the goal is sought (buffer by buffer, perfect-450-0 had none at 1.000x in 400k nodes and one at
 1.010x in 320k)."""
 
 
-def _tile(tiling: Tiling, goal: int, top: int, budget: Budget) -> Iterator[list[int]]:
-    """Placements in units found by the skyline search within `budget`, each under a lower capacity than the one
-    before, from `top` toward `goal`: short runs, each with its own order of candidates (the search's time to a
-    solution is heavy tailed), at each of `TILING_LEVELS` below the last found in turn."""
+def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterator[tuple[int, list[int]]]:
+    """Placements in units found by the skyline searches `tilings` within `budget` (which one and its offsets), each
+    under a lower capacity than the one before, from `top` toward `goal`: short runs, each with its own order of
+    candidates (the search's time to a solution is heavy tailed), at each of `TILING_LEVELS` below the last found in
+    turn, each search in turn."""
     levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
-    cost = node_cost(len(tiling.size))
-    nodes = 4 * len(tiling.size) + 200
     pace = [0, 0.0]
     restart = 0
     while levels and not budget.done():
-        for capacity in list(levels):
-            limit = nodes if budget.left is None else min(nodes, budget.left // cost)
+        for capacity, which in [(c, w) for c in levels for w in range(len(tilings))]:
+            tiling = tilings[which]
+            cost = node_cost(len(tiling.size))
+            limit = 4 * len(tiling.size) + 200
+            if budget.left is not None:
+                limit = min(limit, budget.left // cost)
             if budget.deadline is not None and pace[1] > 0:
                 limit = min(limit, int((budget.deadline - time.perf_counter()) * pace[0] / pace[1]))
             start = time.perf_counter()
@@ -232,7 +243,7 @@ def _tile(tiling: Tiling, goal: int, top: int, budget: Budget) -> Iterator[list[
             budget.spend(tiling.nodes * cost)
             if tiled(outcome):
                 levels = [c for c in levels if c < capacity]
-                yield tiling.offsets
+                yield which, tiling.offsets
                 break
             if budget.done():
                 return
