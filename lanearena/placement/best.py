@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
 from lanearena.placement.search import FOUND, Dive, Run, Search
+from lanearena.placement.tile import Tiling, slack, tiled
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
@@ -161,6 +162,37 @@ def _search(
             progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
         return True
 
+    # Where the arena is all but full, the skyline search first, taking turns over the buffers stacked by life (each
+    # stack placed whole, in input order) and one by one. Stacked, a search does not try every order of buffers that
+    # are interchangeable in a stack, where one by one it thrashes (perfect-450-0: none at 1.000x in 400k nodes one
+    # by one, one in 5k nodes stacked); but stacks can rule out every perfect packing (perfect-450-17 and -20: none
+    # stacked in 400k nodes, one in 40k one by one).
+    lowers, uppers = [b.lower for b in buffers], [b.upper for b in buffers]
+    if slack(lowers, uppers, rounded, possible * unit) <= TILING_SLACK:
+        stacks: dict[tuple[int, int], list[int]] = {}
+        for i, life in enumerate(zip(lowers, uppers, strict=True)):
+            stacks.setdefault(life, []).append(i)
+        layouts = [list(stacks.values()), [[i] for i in range(len(buffers))]]
+        tilings = [
+            Tiling(
+                [lowers[k[0]] for k in layout],
+                [uppers[k[0]] for k in layout],
+                [sum(rounded[i] for i in k) // unit for k in layout],
+            )
+            for layout in layouts
+        ]
+        for which, found in _tile(tilings, possible, (best_height - 1) // unit, budget.part(2)):
+            placed = [0] * len(buffers)
+            for members, base in zip(layouts[which], found, strict=True):
+                at = base * unit
+                for i in members:
+                    placed[i], at = at, at + rounded[i]
+            if height(buffers, placed) < best_height:
+                best, best_height = placed, height(buffers, placed)
+            if progress is not None:
+                progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s (tiling)")
+    if best_height <= goal:
+        return best
     if fits(possible, budget.part(1 if exact_goal else 2)) or exact_goal:
         return best
     # A probe's share of what is left, halved each round: an eighth at first (a 32nd left probes too short to find
@@ -176,6 +208,46 @@ def _search(
                 low = capacity + 1
         parts = max(parts // 2, 1)
     return best
+
+
+TILING_SLACK = 0.01
+"""The most slack (the share of the arena under the goal left empty at every step) at which the skyline search
+runs: with more it is a weak heuristic (it fails MiniMalloc's A-K at their capacities)."""
+
+TILING_LEVELS = (0, 10)
+"""The capacities the skyline search tries in turn, in thousandths above the goal: a placement a little above the
+goal is kept while the goal is sought (buffer by buffer, perfect-450-0 had none at 1.000x in 400k nodes and one at
+1.010x in 320k)."""
+
+
+def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterator[tuple[int, list[int]]]:
+    """Placements in units found by the skyline searches `tilings` within `budget` (which one and its offsets), each
+    under a lower capacity than the one before, from `top` toward `goal`: short runs, each with its own order of
+    candidates (the search's time to a solution is heavy tailed), at each of `TILING_LEVELS` below the last found in
+    turn, each search in turn."""
+    levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
+    pace = [0, 0.0]
+    restart = 0
+    while levels and not budget.done():
+        for capacity, which in [(c, w) for c in levels for w in range(len(tilings))]:
+            tiling = tilings[which]
+            cost = node_cost(len(tiling.size))
+            limit = 4 * len(tiling.size) + 200
+            if budget.left is not None:
+                limit = min(limit, budget.left // cost)
+            if budget.deadline is not None and pace[1] > 0:
+                limit = min(limit, int((budget.deadline - time.perf_counter()) * pace[0] / pace[1]))
+            start = time.perf_counter()
+            outcome = tiling.run(capacity, max(limit, 1), restart)
+            pace[0], pace[1] = pace[0] + tiling.nodes, pace[1] + time.perf_counter() - start
+            budget.spend(tiling.nodes * cost)
+            if tiled(outcome):
+                levels = [c for c in levels if c < capacity]
+                yield which, tiling.offsets
+                break
+            if budget.done():
+                return
+        restart += 1
 
 
 def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | None, bool]:
