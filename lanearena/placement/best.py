@@ -231,7 +231,7 @@ def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterato
     while levels and not budget.done():
         for capacity, which in [(c, w) for c in levels for w in range(len(tilings))]:
             tiling = tilings[which]
-            cost = node_cost(len(tiling.size))
+            cost = node_cost(len(tiling.size), int((tiling.last - tiling.first).sum()))
             limit = 4 * len(tiling.size) + 200
             if budget.left is not None:
                 limit = min(limit, budget.left // cost)
