@@ -5,13 +5,14 @@ so that no two live at once share a byte, as low as can be found.
   offset clear of every placed buffer live beside it.
 - `best-fit`: the same order, each in the tightest gap that holds it.
 - `portfolio`: every greedy order with both fits, the lowest result, for each group of buffers whose lives overlap.
-- `best` (the default): the portfolio, then for each group above the lower bound an exact search in the spirit of
-  MiniMalloc (a local search for groups too large for it) until the bound or the end of its work; never above
+- `best` (the default): the portfolio, then for each group above the lower bound a skyline search where the arena
+  is all but full, and an exact search in the spirit of MiniMalloc (a local search for groups too large for it)
+  until the bound or the end of its work; never above
   `greedy`, and the same offsets on a busy machine as on an idle one (the work is counted, not timed).
 
 Modules: `problem` (the data, the bound, the checker), `greedy` (the greedy family in O(n log n)), `budget` (counted
-work), `search` (the exact search) and `dive` (its loop, compiled), `local` (iterated greedy), `best` (the default's
-schedule), `csvio` (MiniMalloc's CSV)."""
+work), `search` (the exact search) and `dive` (its loop, compiled), `tile` (the skyline search for near-full arenas),
+`local` (iterated greedy), `best` (the default's schedule), `csvio` (MiniMalloc's CSV)."""
 
 from __future__ import annotations
 
