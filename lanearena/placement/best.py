@@ -9,12 +9,12 @@ deadline, when given, is an extra bound."""
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 
 import numpy as np
 
-from lanearena.placement.budget import GREEDY_COST, Budget, node_cost
+from lanearena.placement.budget import GREEDY_COST, Budget, Pace, node_cost
 from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.local import improve
 from lanearena.placement.problem import Buffer, height
@@ -226,21 +226,12 @@ def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterato
     candidates (the search's time to a solution is heavy tailed), at each of `TILING_LEVELS` below the last found in
     turn, each search in turn."""
     levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
-    pace = [0, 0.0]
+    paces = [Pace(budget, node_cost(len(t.size), int((t.last - t.first).sum()))) for t in tilings]
     restart = 0
     while levels and not budget.done():
         for capacity, which in [(c, w) for c in levels for w in range(len(tilings))]:
             tiling = tilings[which]
-            cost = node_cost(len(tiling.size), int((tiling.last - tiling.first).sum()))
-            limit = 4 * len(tiling.size) + 200
-            if budget.left is not None:
-                limit = min(limit, budget.left // cost)
-            if budget.deadline is not None and pace[1] > 0:
-                limit = min(limit, int((budget.deadline - time.perf_counter()) * pace[0] / pace[1]))
-            start = time.perf_counter()
-            outcome = tiling.run(capacity, max(limit, 1), restart)
-            pace[0], pace[1] = pace[0] + tiling.nodes, pace[1] + time.perf_counter() - start
-            budget.spend(tiling.nodes * cost)
+            outcome = paces[which].run(tiling, partial(tiling.run, capacity, seed=restart), 4 * len(tiling.size) + 200)
             if tiled(outcome):
                 levels = [c for c in levels if c < capacity]
                 yield which, tiling.offsets
@@ -256,20 +247,11 @@ def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | N
     search proved that there are none."""
     dives = [Dive(search, Run(capacity, search.rank(keys), backjump=True)) for keys in BACKJUMPING]
     weights = np.zeros(search.n, dtype=np.int64)
-    cost = node_cost(search.n, len(search.flat))
+    pace = Pace(budget, node_cost(search.n, len(search.flat)))
     nodes = 2 * search.n
-    pace = [0, 0.0]  # nodes searched and seconds taken, to keep a run inside the deadline
 
     def run(dive: Dive, nodes: int) -> str | None:
-        if budget.left is not None:
-            nodes = min(nodes, budget.left // cost)
-        if budget.deadline is not None and pace[1] > 0:
-            nodes = min(nodes, int((budget.deadline - time.perf_counter()) * pace[0] / pace[1]))
-        start = time.perf_counter()
-        outcome = dive.run(max(nodes, 1))
-        pace[0], pace[1] = pace[0] + dive.nodes, pace[1] + time.perf_counter() - start
-        budget.spend(dive.nodes * cost)
-        return outcome
+        return pace.run(dive, dive.run, nodes)
 
     while not budget.done():
         for dive in dives:

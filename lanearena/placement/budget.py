@@ -4,6 +4,10 @@ an optional deadline as an extra bound."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 GREEDY_COST = 16
 """Work a greedy placement of one buffer counts: about 8 microseconds of this machine's time, as are 16 units of
@@ -51,3 +55,31 @@ class Budget:
     def elapsed(self) -> float:
         """Seconds since the whole budget was made."""
         return time.perf_counter() - self.start
+
+
+class Searcher(Protocol):
+    nodes: int
+    """The nodes its last run searched."""
+
+
+class Pace:
+    """Runs of a compiled search inside a budget: each run's nodes capped by the work left (at `cost` a node) and by
+    the deadline (at the pace of the runs before), and spent."""
+
+    def __init__(self, budget: Budget, cost: int):
+        self.budget, self.cost = budget, cost
+        self.nodes, self.seconds = 0, 0.0
+
+    def run(self, searcher: Searcher, go: Callable[[int], T], nodes: int) -> T:
+        """What `go` (a run of `searcher` with at most the nodes it is given) returns, given `nodes`, fewer where the
+        work or the time left is shorter."""
+        budget = self.budget
+        if budget.left is not None:
+            nodes = min(nodes, budget.left // self.cost)
+        if budget.deadline is not None and self.seconds > 0:
+            nodes = min(nodes, int((budget.deadline - time.perf_counter()) * self.nodes / self.seconds))
+        start = time.perf_counter()
+        outcome = go(max(nodes, 1))
+        self.nodes, self.seconds = self.nodes + searcher.nodes, self.seconds + time.perf_counter() - start
+        budget.spend(searcher.nodes * self.cost)
+        return outcome
