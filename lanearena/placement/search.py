@@ -64,7 +64,7 @@ class Search:
             for s in range(a, b):
                 members[s].append(i)
         self.members = [np.array(m, dtype=np.intp) for m in members]
-        self.flat = np.concatenate(self.members)
+        self.flat = np.concatenate(self.members).astype(np.int64)
         self.starts = np.cumsum([0] + [len(m) for m in members[:-1]]).astype(np.intp)
         self.first = np.array([a for a, _ in self.span], dtype=np.intp)
         self.last = np.array([b for _, b in self.span], dtype=np.intp)
@@ -83,6 +83,13 @@ class Search:
             self.cuts[a : b - 1] += 1
         self.width = up - low
         self.peak = np.array([self.load[a:b].max() for a, b in self.span], dtype=np.int64)
+        # The same in the compiled loop's flat form: members and neighbours as offsets into one array each, and the
+        # buffers by first section with where each section's starters begin.
+        self.member_at = np.append(self.starts, len(self.flat)).astype(np.int64)
+        self.beside_at = np.cumsum([0] + [len(b) for b in self.beside]).astype(np.int64)
+        self.beside_flat = np.concatenate(self.beside).astype(np.int64) if n else np.zeros(0, dtype=np.int64)
+        self.by_first = np.argsort(self.first, kind="stable").astype(np.int64)
+        self.first_at = np.searchsorted(self.first[self.by_first], np.arange(self.sections + 1)).astype(np.int64)
 
     def rank(self, keys: str, weights: np.ndarray | None = None) -> np.ndarray:
         """Each buffer's rank when sorted by `keys`, each largest first: W(idth of life), A(rea), T(he most bytes
@@ -108,16 +115,8 @@ class Dive:
         b[dive.SIZE], b[dive.FIRST], b[dive.LAST] = s.size, s.first, s.last
         b[dive.SMALLEST], b[dive.RANK] = s.smallest_beside, p.rank
         self._b = b
-        self._members = (np.cumsum([0] + [len(m) for m in s.members]).astype(np.int64), s.flat.astype(np.int64))
-        beside = [np.asarray(x, dtype=np.int64) for x in s.beside]
-        self._beside = (
-            np.cumsum([0] + [len(x) for x in beside]).astype(np.int64),
-            np.concatenate(beside) if n else np.zeros(0, dtype=np.int64),
-        )
-        self._by_first = np.argsort(s.first, kind="stable").astype(np.int64)
-        self._first_at = np.searchsorted(s.first[self._by_first], np.arange(s.sections + 1)).astype(np.int64)
         deepest = 4 * n + 64
-        self._saved = np.zeros((2, max(len(self._beside[1]), 1)), dtype=np.int64)
+        self._saved = np.zeros((2, max(len(s.beside_flat), 1)), dtype=np.int64)
         self._exclusions = np.zeros((4, deepest), dtype=np.int64)
         self._chain = np.zeros(deepest, dtype=np.int64)
         words = (deepest + dive.WORD - 1) // dive.WORD
@@ -133,14 +132,14 @@ class Dive:
             return self.outcome
         b[: dive.SIZE] = 0
         b[dive.EXCL_AT] = -1
-        b[dive.FREE_BESIDE] = np.diff(self._beside[0])
+        b[dive.FREE_BESIDE] = np.diff(s.beside_at)
         sec = np.zeros((dive.SECTION_ROWS, s.sections), dtype=np.int64)
         sec[dive.UNPLACED], sec[dive.CROSSING] = s.load, s.cuts
         ctl = np.zeros(dive.CONTROL, dtype=np.int64)
         ctl[dive.LIMIT], ctl[dive.CAPACITY] = nodes, p.capacity
         ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = p.backjump, p.failures is not None
         ending = dive.node(
-            b, sec, ctl, *self._members, *self._beside, self._by_first, self._first_at, self._saved,
+            b, sec, ctl, s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at, self._saved,
             self._exclusions, self._chain, self._bits, self._res, self._free, 0, s.sections,
         )  # fmt: skip
         if p.failures is not None:

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-FOUND, FAILED, STOPPED = 1, 0, 2
-"""How a node ends: every buffer placed, nothing below it, out of nodes."""
+from lanearena.placement.dive import FAILED, FOUND, STOPPED
 
 _BIG = np.int64(1 << 60)
 
