@@ -30,8 +30,10 @@ POISON = 0xFF
 
 @dataclass
 class StridedArray(ShapedArray[Any]):
-    """A memref's value: `_data` points at its first element within `base`, the bytes of its allocation, and an
-    index steps `strides` elements per dimension."""
+    """A memref's value: `_data` points at its first element and an index steps `strides` elements per dimension.
+    `base` is the aligned pointer of MLIR's memref descriptor: the start of the allocation, or of the `memref.view`
+    it was taken from (MLIR's lowering folds a view's byte shift into that pointer); `subview`, `cast`,
+    `collapse_shape` and `expand_shape` keep it, and `reinterpret_cast` counts its offset from it."""
 
     strides: list[int]
     base: RawPtr
@@ -131,7 +133,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
             raise InterpretationError(f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source")
         if isinstance(op.source.owner, memref.AllocOp) and ARENA_ATTR in op.source.owner.attributes:
             raw.memory[raw.offset : raw.offset + size] = bytearray([POISON]) * size
-        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), source.base),)
+        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), raw),)
 
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues) -> PythonValues:
