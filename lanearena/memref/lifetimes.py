@@ -266,12 +266,12 @@ _SCALARS = (IntegerType, IndexType, AnyFloat, ComplexType, VectorType)
 
 def _escape(user: Operation, value: SSAValue, ends: Mapping[str, UseEnd]) -> str | None:
     """How using `value` in `user` may let its bytes outlive its last use, or None when it may not: a terminator
-    passes it out of its region, a store keeps it, `gpu.host_register` maps it, an asynchronous op that the table
+    (or an unregistered op the table does not list) passes it out of its region, a store keeps it, `gpu.host_register` maps it, an asynchronous op that the table
     does not know may use it after it returns, and an op that is not a known alias and gives anything but numbers
     (or the tokens of an op of the table) may give it back. A call that gives only numbers counts as a use while it
     runs (a callee must not keep a buffer it was lent, as MLIR's ownership-based deallocation assumes)."""
     name = op_name(user)
-    if user.has_trait(IsTerminator):
+    if user.has_trait(IsTerminator, value_if_unregistered=name not in ends):  # an unknown op may be one
         return f"escapes through {name}"
     if isinstance(user, memref.StoreOp) and user.value is value:
         return "stored"
