@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ComplexType,
     IndexType,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -112,7 +113,7 @@ def element_bytes(element: Attribute) -> int | None:
 
 def identity_layout(kind: MemRefType) -> bool:
     """Whether `kind` lays its elements out row-major from its start: no layout, the identity map written out, or
-    strides that are the row-major ones (a unit dimension's stride never matters) at offset 0."""
+    the row-major strides at offset 0 (those exactly: MLIR casts between them and no layout)."""
     layout = kind.layout
     if isinstance(layout, NoneAttr):
         return True
@@ -120,14 +121,8 @@ def identity_layout(kind: MemRefType) -> bool:
     if isinstance(layout, AffineMapAttr):
         return layout.data == AffineMap.identity(len(shape))
     if isinstance(layout, StridedLayoutAttr):
-        strides = [s.data if not isinstance(s, NoneAttr) else None for s in layout.strides.data]
         row_major = [prod(shape[d + 1 :]) for d in range(len(shape))]
-        offset = layout.offset
-        return (
-            not isinstance(offset, NoneAttr)
-            and offset.data == 0
-            and all(n == 1 or s == r for n, s, r in zip(shape, strides, row_major, strict=True))
-        )
+        return layout.offset == IntAttr(0) and list(layout.strides.data) == [IntAttr(s) for s in row_major]
     return False
 
 
@@ -266,10 +261,11 @@ _SCALARS = (IntegerType, IndexType, AnyFloat, ComplexType, VectorType)
 
 def _escape(user: Operation, value: SSAValue, ends: Mapping[str, UseEnd]) -> str | None:
     """How using `value` in `user` may let its bytes outlive its last use, or None when it may not: a terminator
-    (or an unregistered op the table does not list) passes it out of its region, a store keeps it, `gpu.host_register` maps it, an asynchronous op that the table
-    does not know may use it after it returns, and an op that is not a known alias and gives anything but numbers
-    (or the tokens of an op of the table) may give it back. A call that gives only numbers counts as a use while it
-    runs (a callee must not keep a buffer it was lent, as MLIR's ownership-based deallocation assumes)."""
+    (or an unregistered op the table does not list) passes it out of its region, a store keeps it,
+    `gpu.host_register` maps it, an asynchronous op that the table does not know may use it after it returns, and
+    an op that is not a known alias and gives anything but numbers (or the tokens of an op of the table) may give it
+    back. A call that gives only numbers counts as a use while it runs (a callee must not keep a buffer it was lent,
+    as MLIR's ownership-based deallocation assumes)."""
     name = op_name(user)
     if user.has_trait(IsTerminator, value_if_unregistered=name not in ends):  # an unknown op may be one
         return f"escapes through {name}"

@@ -1,6 +1,6 @@
-// RUN: lanearena-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
-// RUN: lanearena-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy},memref-arena-place' | filecheck %s
-// RUN: xdsl-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena-opt %s --split-input-file --allow-unregistered-dialect -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena-opt %s --split-input-file --allow-unregistered-dialect -p 'memref-arena-place{algorithm=greedy},memref-arena-place' | filecheck %s
+// RUN: xdsl-opt %s --split-input-file --allow-unregistered-dialect -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
 
 // What memref-arena-place places, where, and what it leaves alone and why (`lanearena.own`). Placing again
 // changes nothing: an arena is never placed.
@@ -106,6 +106,37 @@ func.func @calls(%p: i1, %box: memref<1xmemref<8xf32>>) -> memref<8xf32> {
 // CHECK:         %returned = memref.alloc() {lanearena.own = "escapes through func.return"} : memref<8xf32>
 // CHECK-NEXT:    memref.dealloc %arena : memref<256xi8>
 // CHECK-NEXT:    func.return %returned : memref<8xf32>
+
+// -----
+
+// Reasons name the op: an unregistered op (which may be a terminator) by its own name, an alloca scope's return; a
+// buffer registered with the host (through any alias) keeps its own, and an allocation inside an alloca scope
+// (which runs its region once) is placed.
+func.func @reasons(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %foreign = memref.alloc() : memref<8xf32>
+  "test.foo"(%foreign) : (memref<8xf32>) -> ()
+  %scoped = memref.alloca_scope -> (memref<8xf32>) {
+    %out = memref.alloc() : memref<8xf32>
+    %in = memref.alloc() : memref<8xf32>
+    memref.store %x, %in[%c0] : memref<8xf32>
+    memref.alloca_scope.return %out : memref<8xf32>
+  }
+  %mapped = memref.alloc() : memref<8xf32>
+  %any = "memref.cast"(%mapped) : (memref<8xf32>) -> memref<*xf32>
+  "gpu.host_register"(%any) : (memref<*xf32>) -> ()
+  %unmapped = memref.alloc() : memref<8xf32>
+  %also = "memref.cast"(%unmapped) : (memref<8xf32>) -> memref<*xf32>
+  "gpu.host_unregister"(%also) : (memref<*xf32>) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @reasons
+// CHECK:         %foreign = memref.alloc() {lanearena.own = "escapes through test.foo"} : memref<8xf32>
+// CHECK:         %out = memref.alloc() {lanearena.own = "escapes through memref.alloca_scope.return"} : memref<8xf32>
+// CHECK-NEXT:    %in_offset = arith.constant 0 : index
+// CHECK:         %mapped = memref.alloc() {lanearena.own = "registered"} : memref<8xf32>
+// CHECK:         %unmapped = memref.alloc() {lanearena.own = "registered"} : memref<8xf32>
 
 // -----
 
