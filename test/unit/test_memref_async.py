@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import Builtin, IntegerAttr, MemRefType
 from lanearena.memref import uses
 from lanearena.memref.lifetimes import ARENA_ATTR, element_bytes
 from lanearena.memref.place import MemrefArenaPlace
+from lanearena.model import DEVICE_BYTES
 from lanearena.tools import run
 from lanearena.tools.diagnose import parse_located
 
@@ -239,7 +240,11 @@ def _placed(text: str) -> tuple[dict[str, tuple[int, int]], set[str], int]:
     module = parse_located(_context(), text, "drawn.mlir")
     MemrefArenaPlace(align=ALIGN).apply(_context(), module)
     module.verify()
-    main = next(op for op in module.walk() if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    return _read(next(op for op in module.walk() if isinstance(op, func.FuncOp) and op.sym_name.data == "main"))
+
+
+def _read(main: func.FuncOp) -> tuple[dict[str, tuple[int, int]], set[str], int]:
+    """What `_placed` gives, read from a placed function."""
     kept = {
         f"%{op.memref.name_hint}"
         for op in main.walk()
@@ -320,3 +325,48 @@ def test_without_the_async_rules_a_drawn_placement_fails_the_run(tmp_path, monke
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         assert run.main([str(tmp_path / "naive.mlir")]) == 1
     assert "changed while it was in flight" in err.getvalue()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 1 << 50), st.integers(0, 4), st.integers(1, 5)), min_size=1, max_size=8))
+def test_an_arena_holds_its_buffers_whatever_their_sizes(drawn):
+    """Buffers of up to 2^50 bytes, each stored into at a first and a last step (the first uses of a step before its
+    last uses, so two buffers live at one step live together): every view ends within the arena, the arena is at
+    most 2^48 bytes and its lower bound the most bytes live at a step, and a buffer past 2^48 bytes (or one in an
+    arena that would be) keeps its own, with the reason."""
+    buffers = [(n, first, min(first + length, 5)) for n, first, length in drawn]
+    lines = ["func.func @f(%x: i8) {", "  %c0 = arith.constant 0 : index"]
+    lines += [f"  %b{k} = memref.alloc() : memref<{n}xi8>" for k, (n, _, _) in enumerate(buffers)]
+    for step in range(6):
+        for end in (1, 2):
+            for k, (n, *steps) in enumerate(buffers):
+                if steps[end - 1] == step:
+                    lines.append(f"  memref.store %x, %b{k}[%c0] : memref<{n}xi8>")
+    lines += ["  func.return", "}"]
+    module = parse_located(_context(), "\n".join(lines), "huge.mlir")
+    MemrefArenaPlace(algorithm="greedy").apply(_context(), module)
+    module.verify()
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    ranges, _, bound = _read(function)
+    kept = {
+        f"%{op.memref.name_hint}": op.attributes["lanearena.own"]
+        for op in function.walk()
+        if isinstance(op, memref.AllocOp) and "lanearena.own" in op.attributes
+    }
+    arena = [op for op in function.walk() if isinstance(op, memref.AllocOp) and ARENA_ATTR in op.attributes]
+    height = arena[0].attributes[ARENA_ATTR].value.data if arena else 0
+    assert height <= DEVICE_BYTES
+    for k, (n, _, _) in enumerate(buffers):
+        name = f"%b{k}"
+        if name in ranges:
+            start, end = ranges[name]
+            assert end - start == n
+            assert start >= 0
+            assert end <= height
+        elif n > DEVICE_BYTES:
+            assert kept[name].data == f"{n} bytes, more than a device addresses (2^48)"
+        else:
+            assert kept[name].data.startswith("the arena would take ")
+    if arena:  # its lower bound: the most bytes live at one statement, each rounded to 256
+        live = [sum(-(-n // 256) * 256 for n, f, t in buffers if f <= s <= t and n <= DEVICE_BYTES) for s in range(6)]
+        assert bound == max(live) <= height
