@@ -11,7 +11,7 @@ when the function returns is checked then (`settle`). Kernels run thread by thre
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from math import prod
@@ -47,9 +47,10 @@ def spans(array: StridedArray, indices: Iterable[Sequence[int]] | None = None) -
     return [(raw.memory, raw.offset + array.offset(i) * size, size) for i in indices or array.indices()]
 
 
-@dataclass
+@dataclass(eq=False)
 class Flight:
-    """An asynchronous op in flight: the bytes it touches (`spans`) and what they held when last noted."""
+    """An asynchronous op in flight: the bytes it touches (`spans`) and what they held when last noted (each flight
+    is itself: two of one op touching the same bytes are two)."""
 
     op: Operation
     spans: list[Span]
@@ -110,6 +111,7 @@ def settle(interpreter: Interpreter) -> None:
 
 
 def _index(value: int) -> IntegerAttr:
+    """`value` as the interpreter holds an `index`."""
     return IntegerAttr(value, IndexType())
 
 
@@ -119,6 +121,7 @@ def _memref_spans(values: Iterable[Any]) -> list[Span]:
 
 
 def _ints(values: Sequence[Any]) -> list[int]:
+    """Interpreted integers as Python's."""
     return [v.value.data for v in values]
 
 
@@ -127,7 +130,12 @@ class AsyncFunctions(InterpreterFunctions):
     """gpu launches, copies and waits, and DMAs, with their flights (`Flights`)."""
 
     def _issue(
-        self, interpreter: Interpreter, op: Operation, deps: Sequence[Token], touched: list[Span], run: Any
+        self,
+        interpreter: Interpreter,
+        op: Operation,
+        deps: Sequence[Token],
+        touched: list[Span],
+        run: Callable[[], None],
     ) -> PythonValues:
         """Runs `op` (`run()`) after `deps`; gives its token when it is asynchronous, else waits for it."""
         state = flights(interpreter)

@@ -101,6 +101,15 @@ class _Program:
                 for b in buffers:
                     self.use(b, start, at())
 
+        def wait_dma(slot: int) -> None:
+            self.lines.append(
+                f'{pad}"memref.dma_wait"(%tag, %c{slot}, %c1) {{operandSegmentSizes = array<i32: 1, 1, 1>}} : '
+                f"(memref<{SLOTS}xi32>, index, index) -> ()"
+            )
+            buffers, start = dmas.pop(slot)
+            for b in buffers:
+                self.use(b, start, at())
+
         for _ in range(steps):
             free = [k for k in range(len(self.sizes)) if f"%b{k}" not in busy()]
             kinds = (
@@ -182,15 +191,7 @@ class _Program:
                 self.lines.append(f'{pad}{token} = "gpu.wait"({", ".join(chained)}) : ({types}) -> !gpu.async.token')
                 tokens[token] = set().union(*(tokens[t] for t in chained))
             elif kind == "dma_wait":
-                slot = self.data.draw(st.sampled_from(sorted(dmas)))
-                self.lines.append(
-                    f'{pad}"memref.dma_wait"(%tag, %c{slot}, %c1) {{operandSegmentSizes = array<i32: 1, 1, 1>}} : '
-                    f"(memref<{SLOTS}xi32>, index, index) -> ()"
-                )
-                buffers, start = dmas.pop(slot)
-                for b in buffers:
-                    self.use(b, start, at())
-                self.use("%tag", at(), at())
+                wait_dma(self.data.draw(st.sampled_from(sorted(dmas))))
             else:
                 self.lines.append(f"{pad}scf.for {self.fresh('l')} = %c0 to %c2 step %c1 {{")
                 self.loop = self.statement
@@ -205,13 +206,7 @@ class _Program:
             await_(set().union(*tokens.values()))
         if depth:
             for slot in sorted(dmas):
-                self.lines.append(
-                    f'{pad}"memref.dma_wait"(%tag, %c{slot}, %c1) {{operandSegmentSizes = array<i32: 1, 1, 1>}} : '
-                    f"(memref<{SLOTS}xi32>, index, index) -> ()"
-                )
-                buffers, start = dmas.pop(slot)
-                for b in buffers:
-                    self.use(b, start, at())
+                wait_dma(slot)
         for buffers, _ in [*launches.values(), *dmas.values()]:  # left in flight to the end
             self.unawaited |= buffers
 
