@@ -3,7 +3,8 @@
 bytes, so two views of one arena share bytes as they would when compiled. Every fresh allocation, and every view of
 an arena made by `memref-arena-place` (the allocation it stands for), is poisoned: 0xFF bytes, NaN for floats, -1
 for integers, so a read of bytes that another live buffer owns shows in the output. Also the few scalar ops xDSL's
-interpreter lacks that the tests' functions use (`arith.sitofp`, `arith.divf`)."""
+interpreter lacks that the tests' functions use (`arith.sitofp`, `arith.divf`), and affine accesses as xDSL parses
+them."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from math import prod
 from typing import Any
 
 import numpy
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, FloatAttr, MemRefType, PackableType
+from xdsl.dialects import affine, arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, AnyFloat, FloatAttr, MemRefType, PackableType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.interpreters.builtin import xtype_for_el_type
+from xdsl.interpreters.builtin import scalar_attr, xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.utils.exceptions import InterpretationError
@@ -30,8 +31,10 @@ POISON = 0xFF
 
 @dataclass
 class StridedArray(ShapedArray[Any]):
-    """A memref's value: `_data` points at its first element within `base`, the bytes of its allocation, and an
-    index steps `strides` elements per dimension."""
+    """A memref's value: `_data` points at its first element and an index steps `strides` elements per dimension.
+    `base` is the aligned pointer of MLIR's memref descriptor: the start of the allocation, or of the `memref.view`
+    it was taken from (MLIR's lowering folds a view's byte shift into that pointer); `subview`, `cast`,
+    `collapse_shape` and `expand_shape` keep it, and `reinterpret_cast` counts its offset from it."""
 
     strides: list[int]
     base: RawPtr
@@ -131,7 +134,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
             raise InterpretationError(f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source")
         if isinstance(op.source.owner, memref.AllocOp) and ARENA_ATTR in op.source.owner.attributes:
             raw.memory[raw.offset : raw.offset + size] = bytearray([POISON]) * size
-        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), source.base),)
+        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), raw),)
 
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues) -> PythonValues:
@@ -200,6 +203,32 @@ class ByteMemrefFunctions(InterpreterFunctions):
 
 
 @register_impls
+class AffineAccessFunctions(InterpreterFunctions):
+    """`affine.load` and `affine.store` whose map takes symbols as well as dimensions (xDSL's parser makes every index
+    operand a symbol; xDSL's own functions pass them all as dimensions)."""
+
+    @impl(affine.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: affine.LoadOp, args: PythonValues) -> PythonValues:
+        memref, *indices = args
+        value = memref.load(_affine_index(op.map, indices))
+        return (scalar_attr(value, op.result.type, interpreter.index_bitwidth),)
+
+    @impl(affine.StoreOp)
+    def run_store(self, interpreter: Interpreter, op: affine.StoreOp, args: PythonValues) -> PythonValues:
+        value, memref, *indices = args
+        memref.store(_affine_index(op.map, indices), value.value.data)
+        return ()
+
+
+def _affine_index(map_: AffineMapAttr | None, operands: Sequence[Any]) -> tuple[int, ...]:
+    """The index `map_` gives for `operands` (interpreted index values): its dimensions, then its symbols."""
+    assert map_ is not None
+    values = [v.value.data for v in operands]
+    dims = map_.data.num_dims
+    return tuple(map_.data.eval(values[:dims], values[dims:]))
+
+
+@register_impls
 class ScalarFunctions(InterpreterFunctions):
     """Scalar ops xDSL's interpreter lacks."""
 
@@ -219,4 +248,5 @@ class ScalarFunctions(InterpreterFunctions):
 def register(interpreter: Interpreter) -> None:
     """Adds these functions to `interpreter`, over xDSL's own for the same ops."""
     interpreter.register_implementations(ByteMemrefFunctions(), override=True)
+    interpreter.register_implementations(AffineAccessFunctions(), override=True)
     interpreter.register_implementations(ScalarFunctions(), override=True)
