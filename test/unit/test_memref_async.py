@@ -81,9 +81,12 @@ class _Program:
         self.count += 1
         return f"%{prefix}{self.count}"
 
-    def body(self, depth: int, steps: int, outside: frozenset[str] = frozenset()) -> None:
+    def body(
+        self, depth: int, steps: int, outside: frozenset[str] = frozenset(), slots: frozenset[int] = frozenset()
+    ) -> None:
         """`steps` statements; a launch or DMA started here is awaited here unless at the top (depth 0) it is left
-        in flight to the end; the buffers in flight `outside` (around a loop) are left alone."""
+        in flight to the end; the buffers in flight `outside` (around a loop) are left alone, and so are the tag
+        elements (and their fast memory) of the DMAs in flight there (`slots`): a second DMA on them would race."""
         launches: dict[int, tuple[set[str], int]] = {}  # launch id -> (its buffers, its statement)
         tokens: dict[str, set[int]] = {}  # token -> the launches it stands for
         dmas: dict[int, tuple[set[str], int]] = {}  # tag element -> (its buffers, its statement)
@@ -115,7 +118,7 @@ class _Program:
             kinds = (
                 ["write", "read", "print"] * bool(free)
                 + ["launch"] * (len(free) >= 2)
-                + ["dma"] * (len(free) >= 2 and len(dmas) < SLOTS)
+                + ["dma"] * (len(free) >= 2 and len(dmas) + len(slots) < SLOTS)
             )
             kinds += ["wait"] * bool(tokens) + ["chain"] * bool(tokens) + ["dma_wait"] * bool(dmas)
             kinds += ["loop"] * (depth == 0)
@@ -169,7 +172,7 @@ class _Program:
                 tokens[token] = {self.count}.union(*(tokens[t] for t in after))
             elif kind == "dma":  # between a buffer and the fast memory of its tag element (memory space 1)
                 k = self.data.draw(st.sampled_from(free))
-                slot = min(set(range(SLOTS)) - dmas.keys())
+                slot = min(set(range(SLOTS)) - dmas.keys() - slots)
                 n, near, far = self.sizes[k], f"memref<{self.sizes[k]}xf32>", f"memref<{max(SIZES)}xf32, 1>"
                 ends = [(f"%b{k}", near), (f"%fast{slot}", far)]
                 (src, src_type), (dst, dst_type) = ends if self.data.draw(st.booleans()) else ends[::-1]
@@ -195,7 +198,7 @@ class _Program:
             else:
                 self.lines.append(f"{pad}scf.for {self.fresh('l')} = %c0 to %c2 step %c1 {{")
                 self.loop = self.statement
-                self.body(depth + 1, self.data.draw(st.integers(1, 4)), frozenset(busy()))
+                self.body(depth + 1, self.data.draw(st.integers(1, 4)), frozenset(busy()), frozenset(dmas) | slots)
                 self.lines.append(f"{pad}}}")
             if depth == 0:
                 self.statement += 1
