@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,19 @@ def test_place_json_reads_back_the_same_from_a_placed_file(tmp_path, capsys):
     assert step["scratch"] == [{"launch": 1, "tag": "fp", "offset": 0, "bytes": 65536}]
     assert step["counters"] == [{"launch": 1, "tag": "fq", "bytes": 256}]
     assert {"tensor": "y", "form": "plain", "bytes": 8192, "reason": "output"} in step["own"]
+
+
+def test_ci_runs_the_lit_tests_under_the_lowest_xdsl_release_of_the_range():
+    """pyproject.toml requires a range of xDSL releases (`xdsl>=LOW,<HIGH`); `.ci/run` runs the lit tests in a venv of
+    the lowest, and the development venv holds one inside the range."""
+    low, high = re.search(r'"xdsl>=([\d.]+),<([\d.]+)"', (ROOT / "pyproject.toml").read_text()).groups()
+    (pinned,) = re.findall(r"'xdsl==([\d.]+)'", (ROOT / ".ci" / "run").read_text())
+
+    def release(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("."))
+
+    assert release(pinned)[:2] == release(low)[:2]
+    assert release(low) <= release(version("xdsl")) < release(high)
 
 
 def test_every_kind_is_an_op_of_the_dialect():
