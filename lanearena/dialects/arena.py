@@ -173,7 +173,8 @@ class ScratchOp(BufferDef):
     arena = operand_def(BufferType())
     offset = prop_def(IntegerAttr[I64])
     assembly_format = "custom<Name>($tag) $arena `[` $offset `]` `bytes` `(` $bytes `)` attr-dict"
-    traits = traits_def(Pure(), IN_STEP)
+    # Bytes of the arena for one launch while it runs: two alike for two launches are two buffers, never one (CSE).
+    traits = traits_def(MemoryAllocEffect(), IN_STEP)
 
     def __init__(self, tag: str, arena: SSAValue, offset: int, nbytes: int):
         super().__init__(
