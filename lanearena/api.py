@@ -3,11 +3,12 @@ its steps, read back the plan. Errors in user input come back as `UserError` wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.ir import Dialect
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from lanearena.analysis.plan import ArenaPlan
@@ -22,19 +23,21 @@ from lanearena.passes.verify import LaneArenaVerify
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
 
 
-def context() -> Context:
-    """A context with the builtin, `lane` and `arena` dialects loaded."""
+def context(*dialects: Dialect) -> Context:
+    """A context with the builtin, `lane` and `arena` dialects loaded, and `dialects` (the kinds of a model compiler
+    of its own, say)."""
     ctx = Context()
-    for d in (Builtin, LANE, ARENA):
+    for d in (Builtin, LANE, ARENA, *dialects):
         ctx.load_dialect(d)
     return ctx
 
 
-def parse(text: str, name: str = "<input>") -> ModuleOp:
-    """The module `text` holds, verified; a parse or verification error is a `UserError` that starts with the
-    `file:line:col` of the op at fault (`name` and the line)."""
+def parse(text: str, name: str = "<input>", dialects: Sequence[Dialect] = ()) -> ModuleOp:
+    """The module `text` holds (in the builtin, `lane`, `arena` and `dialects` dialects), verified; a parse or
+    verification error is a `UserError` that starts with the `file:line:col` of the op at fault (`name` and the
+    line)."""
     try:
-        module = parse_located(context(), text, name)
+        module = parse_located(context(*dialects), text, name)
         verify_located(module)
     except (ParseError, LocatedDiagnostic) as e:
         at, message = located_message(e, name)

@@ -111,8 +111,9 @@ class StepOp(OrderedOp):
         names: dict[str, TensorDef] = {}
         defined: set[SSAValue] = set()
         for op in block.ops:
-            if op.dialect_name() not in ("lane", "arena") or isinstance(op, StepOp):
-                raise located(op, f"{step} holds lane and arena ops only, not {op.name}")
+            # A launch of a kind defined outside lanearena is an op of its own dialect.
+            if not (isinstance(op, LaunchOp) or op.dialect_name() in ("lane", "arena")) or isinstance(op, StepOp):
+                raise located(op, f"{step} holds lane and arena ops and launches only, not {op.name}")
             for v in op.operands:
                 if v not in defined:
                     raise located(op, f"{op.name} uses a tensor that no op before it in {step} defines")
@@ -623,7 +624,7 @@ class KernelOp(LaunchOp):
 
     @property
     def kind(self) -> str:
-        return self.name.removeprefix("lane.")
+        return self.name.split(".", 1)[1]
 
     def operand(self, name: str) -> SSAValue:
         """The tensor operand `name`."""

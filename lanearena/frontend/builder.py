@@ -103,17 +103,22 @@ class StepBuilder:
     # --- Launches --------------------------------------------------------------------------------------------------
 
     def launch(
-        self, kind: str, ins: Sequence[Operand], outs: Sequence[Written], **params: int | float | str
+        self,
+        kind: str | type[lane.KernelOp],
+        ins: Sequence[Operand],
+        outs: Sequence[Written],
+        **params: int | float | str,
     ) -> lane.KernelOp:
-        """A launch of kernel kind `kind` (`gemv`, `norm`, ...): `ins` and `outs` in the kind's operand order,
-        `params` its parameters (`split=4`, `eps=1e-6`; `pitch`, `start` and `width` for a part write)."""
-        op_class = lane.KERNEL_OPS.get(kind)
+        """A launch of kernel kind `kind` (`gemv`, `norm`, ..., or the op class of a kind defined elsewhere): `ins`
+        and `outs` in the kind's operand order, `params` its parameters (`split=4`, `eps=1e-6`; `pitch`, `start` and
+        `width` for a part write)."""
+        op_class = kind if isinstance(kind, type) else lane.KERNEL_OPS.get(kind)
         if op_class is None:
             raise ValueError(
                 f"unknown launch kind '{kind}' (kinds: {', '.join(lane.KERNEL_OPS)}); a kernel of another kind is "
                 "added with generic()"
             )
-        where = f"launch #{self._launch_count} ({kind})"
+        where = f"launch #{self._launch_count} ({op_class.name.split('.', 1)[1]})"
         ins_ = [self._read(v, where) for v in ins]
         outs_ = [self._written(v, where, with_how=False) for v in outs]
         try:

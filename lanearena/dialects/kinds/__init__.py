@@ -8,8 +8,6 @@ from lanearena.dialects.base import KernelOp
 from lanearena.dialects.kinds import attention, mixtures, products, recurrent, rows
 
 KERNEL_OPS: dict[str, type[KernelOp]] = {
-    op.name.removeprefix("lane."): op
-    for family in (rows, products, attention, mixtures, recurrent)
-    for op in family.OPS
+    op.name.split(".", 1)[1]: op for family in (rows, products, attention, mixtures, recurrent) for op in family.OPS
 }
 """The op class of each kind, by the kind's name."""

@@ -6,7 +6,7 @@ see `ptx`) and their numpy twins with the same arguments, and the calls one laun
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from lanearena.dialects.base import KernelOp
 from lanearena.lowering.kernels import (
@@ -19,6 +19,7 @@ from lanearena.lowering.kernels import (
     mixture,
     moe,
     pointwise,
+    ptx,
     rows,
     tiles,
 )
@@ -35,10 +36,21 @@ TWINS: dict[str, Callable[..., None]] = {name: fn for family in _FAMILIES for na
 """Each kernel's numpy twin by the kernel's name: `twin(device, grid, block, *args)`."""
 
 
-def register(kind: type[KernelOp], launcher: Launcher, twins: dict[str, Callable[..., None]]) -> None:
-    """Adds a launch kind's lowering (`launcher`) and its kernels' numpy twins (`docs/adding-a-kind.md`)."""
+def register(kind: type[KernelOp], launcher: Launcher, ptx_module: str, twins: dict[str, Callable[..., None]]) -> None:
+    """Adds the lowering of a launch kind defined outside the package (`docs/adding-a-kind.md`): `launcher` turns
+    its op into kernel calls, `ptx_module` is its kernels' PTX (as nvcc compiles them), `twins` their numpy twins by
+    kernel name."""
     CALLS[kind] = launcher
+    ptx.add_module(kind.name, ptx_module)
     TWINS.update(twins)
+
+
+def unregister(kind: type[KernelOp], twins: Iterable[str]) -> None:
+    """Takes back what `register` added for `kind`."""
+    CALLS.pop(kind, None)
+    ptx.add_module(kind.name, "")
+    for name in twins:
+        TWINS.pop(name, None)
 
 
 def calls(op: KernelOp, at: Operands) -> list[KernelCall]:
@@ -56,4 +68,4 @@ def calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return out
 
 
-__all__ = ["CALLS", "TWINS", "KernelCall", "Operands", "calls", "register"]
+__all__ = ["CALLS", "TWINS", "KernelCall", "Operands", "calls", "register", "unregister"]

@@ -123,7 +123,7 @@ lane.step @s numerics(int8) {
 // -----
 
 // Ops in a step are lane and arena ops.
-// CHECK: lane.step @s holds lane and arena ops only, not lane.step
+// CHECK: lane.step @s holds lane and arena ops and launches only, not lane.step
 lane.step @s numerics(f32) {
   lane.step @inner numerics(f32) {
     %x = lane.input "x" : !lane.tensor<64xf32>
