@@ -17,13 +17,13 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
 from xdsl.traits import MemoryAllocEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.dialects.attrs import BufferType, ReasonAttr, TensorType, form_attrs
+from lanearena.dialects.attrs import BufferType, FormAttr, ReasonAttr, TensorType, form_attrs
 from lanearena.dialects.base import IN_STEP, TENSOR_FORMAT, BufferDef, ComputedDef, OrderedOp, step_numerics
 from lanearena.model import Form, Numerics
 
@@ -32,6 +32,12 @@ from lanearena.model import Form, Numerics
 def i64(value: int) -> IntegerAttr:
     """`value` as an i64 attribute (immutable, so one for each value: a placed step repeats its offsets)."""
     return IntegerAttr(value, 64)
+
+
+@functools.lru_cache(maxsize=1024)
+def _tag(tag: str) -> StringAttr:
+    """`tag` as a string attribute (one for each tag: every split launch takes scratch of the same tags)."""
+    return StringAttr(tag)
 
 
 _NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
@@ -112,18 +118,18 @@ class TensorOp(ComputedDef):
 
     def __init__(
         self,
-        tensor: str,
+        tensor: str | StringAttr,
         arena: SSAValue,
         type: TensorType,
-        forms: Sequence[str],
+        forms: Sequence[str] | ArrayAttr[FormAttr],
         offsets: Mapping[Form, int],
     ):
         super().__init__(
             operands=[arena],
             result_types=[type],
             properties={
-                "tensor": StringAttr(tensor),
-                "forms": form_attrs(forms),
+                "tensor": tensor if isinstance(tensor, StringAttr) else StringAttr(tensor),
+                "forms": forms if isinstance(forms, ArrayAttr) else form_attrs(forms),
                 **{f.value: i64(offsets[f]) for f in Form if f in offsets},
             },
         )
@@ -180,7 +186,7 @@ class ScratchOp(BufferDef):
         super().__init__(
             operands=[arena],
             result_types=[BufferType()],
-            properties={"tag": StringAttr(tag), "offset": i64(offset), "bytes": i64(nbytes)},
+            properties={"tag": _tag(tag), "offset": i64(offset), "bytes": i64(nbytes)},
         )
         _named(self.result, tag)
 
@@ -200,7 +206,7 @@ class CounterOp(BufferDef):
     traits = traits_def(MemoryAllocEffect(), IN_STEP)
 
     def __init__(self, tag: str, nbytes: int):
-        super().__init__(result_types=[BufferType()], properties={"tag": StringAttr(tag), "bytes": i64(nbytes)})
+        super().__init__(result_types=[BufferType()], properties={"tag": _tag(tag), "bytes": i64(nbytes)})
         _named(self.result, tag)
 
 

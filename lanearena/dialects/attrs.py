@@ -32,6 +32,8 @@ from lanearena.model import Form, Numerics
 ELEMENTS = {"f32": f32, "i32": i32, "i8": i8}
 """A tensor's element types by name: f32 and i32 values, i8 the words of a Q8_0 weight."""
 
+_ELEMENT_NAMES: dict[Attribute, str] = {v: k for k, v in ELEMENTS.items()}
+
 
 class WriteKind(StrEnum):
     """A generic launch's write of an operand, where it is not a `part<pitch, start, width>`."""
@@ -164,7 +166,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def elem(self) -> str:
-        return next(k for k, v in ELEMENTS.items() if v == self.element)
+        return _ELEMENT_NAMES[self.element]
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:

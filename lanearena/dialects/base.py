@@ -252,7 +252,7 @@ class TensorDef(OrderedOp):
 
     def set_own(self, form: Form, reason: Reason) -> None:
         """Records that array `form` keeps a buffer of its own, for `reason`."""
-        self.properties[f"own_{form.value}"] = ReasonAttr(reason)
+        self.properties[f"own_{form.value}"] = _REASONS[reason]
         self.order_properties()
 
     def verify_(self) -> None:
@@ -290,6 +290,8 @@ class TensorDef(OrderedOp):
                     f"{role} data"
                 )
 
+
+_REASONS = {r: ReasonAttr(r) for r in Reason}
 
 _ROLE_REASONS = ("input", "weight", "state", "view")
 """The reasons an array keeps a buffer of its own that follow from its tensor alone."""
@@ -448,13 +450,9 @@ class LaunchOp(OrderedOp):
         """The scratch and counters the launch asks for under `numerics` (the seed's `scratch()`)."""
         raise NotImplementedError
 
-    def with_buffers(self, buffers: Sequence[SSAValue]) -> LaunchOp:
-        """This launch, taking `buffers` as its scratch and counters (a new op in its place: the operands are
-        fixed)."""
-        op = self.clone_without_regions()
-        op.location = self.location
-        op.operands = [*self.operands[: len(self.operands) - len(self.buffers)], *buffers]
-        return op
+    def take_buffers(self, buffers: Sequence[SSAValue]) -> None:
+        """Makes `buffers` the scratch and counters the launch takes."""
+        self.operands = [*self.operands[: len(self.operands) - len(self.buffers)], *buffers]
 
     def error(self, message: str) -> VerifyException:
         """The error `message`, followed by the tensors the launch writes where it names none of the launch's
@@ -492,6 +490,8 @@ class LaunchOp(OrderedOp):
 
     def _check_form(self, v: SSAValue, forms: Sequence[Form], what: str) -> None:
         owner = tensor_def(v)
+        if forms == (Form.PLAIN,) and not owner.computed:
+            return  # every tensor is allocated plain; only a computed tensor may lack it
         if len(set(forms)) != len(forms):
             raise self.error(
                 f"{self.name} {what} '{owner.tensor_name}' in forms ({', '.join(f.value for f in forms)}): name "
@@ -606,21 +606,32 @@ class KernelOp(LaunchOp):
         return tuple(name for name, _ in cls.get_irdl_definition().operands if name != "buffers")
 
     @classmethod
+    @functools.cache
     def ins(cls) -> tuple[str, ...]:
         """The operands it reads, in order."""
         return tuple(n for n in cls.operand_names() if n not in cls.WRITES)
 
     @classmethod
     @functools.cache
-    def param_names(cls) -> tuple[str, ...]:
-        """The parameters' names: its properties but the forms (a part is its `pitch`, `start` and `width`)."""
-        names: list[str] = []
+    def _positions(cls) -> dict[str, int]:
+        """Each tensor operand's position among the operands (the scratch buffers come after them)."""
+        return {name: i for i, name in enumerate(cls.operand_names())}
+
+    @classmethod
+    @functools.cache
+    def _param_kinds(cls) -> tuple[tuple[str, type[Attribute] | None], ...]:
+        """Each parameter property and the attribute class it holds."""
+        out = []
         for name, prop in cls.get_irdl_definition().properties.items():
             bases = prop.constr.get_bases() or set()
-            if bases & {FormAttr, ArrayAttr}:
-                continue
-            names += PART_PARAMS if bases == {PartAttr} else [name]
-        return tuple(names)
+            if not bases & {FormAttr, ArrayAttr}:
+                out.append((name, next(iter(bases)) if len(bases) == 1 else None))
+        return tuple(out)
+
+    @classmethod
+    def param_names(cls) -> tuple[str, ...]:
+        """The parameters' names: its properties but the forms (a part is its `pitch`, `start` and `width`)."""
+        return tuple(n for name, base in cls._param_kinds() for n in (PART_PARAMS if base is PartAttr else (name,)))
 
     @property
     def kind(self) -> str:
@@ -628,7 +639,7 @@ class KernelOp(LaunchOp):
 
     def operand(self, name: str) -> SSAValue:
         """The tensor operand `name`."""
-        return getattr(self, name)
+        return self.operands[self._positions()[name]]
 
     def read_form(self, name: str) -> Form:
         attr = self.properties.get(f"{name}_form")
@@ -643,17 +654,17 @@ class KernelOp(LaunchOp):
         """The parameters as plain values, defaults included: integers, floats, an enumeration's keyword, a flag's 0
         or 1, a part's `pitch`, `start` and `width`."""
         out: dict[str, int | float | str] = {}
-        for name, prop in type(self).get_irdl_definition().properties.items():
+        for name, base in self._param_kinds():
             attr = self.properties.get(name)
             if isinstance(attr, IntegerAttr):
                 out[name] = attr.value.data
             elif isinstance(attr, FloatAttr):
                 out[name] = float(attr.value.data)
-            elif isinstance(attr, EnumAttribute) and not isinstance(attr, FormAttr):
+            elif isinstance(attr, EnumAttribute):
                 out[name] = str(attr.data.value)
             elif isinstance(attr, PartAttr):
                 out |= {"pitch": attr.pitch.data, "start": attr.start.data, "width": attr.width.data}
-            elif (prop.constr.get_bases() or set()) == {UnitAttr}:
+            elif base is UnitAttr:
                 out[name] = int(attr is not None)
         return out
 
@@ -763,32 +774,51 @@ class KernelOp(LaunchOp):
         """Every kind's checks: its weights are weights of the element types its kernels take, every other operand
         f32 (i32 where `INTS`), and its parameters in range. A kind's own `verify_` adds its shape checks."""
         super().verify_()
-        for name in self.operand_names():
-            t = tensor_def(self.operand(name))
-            is_weight = t.ROLE == "weight"
-            if (name in self.WEIGHTS) != is_weight:
-                must = "must" if name in self.WEIGHTS else "must not"
-                raise self.error(f"{self.name}: operand '{name}' {must} be a lane.weight")
-            if is_weight:
-                want = ("f32",) if name in self.F32_WEIGHTS else ("f32", "i8")
-            else:
-                want = ("i32",) if name in self.INTS else ("f32",)
+        for (name, must_weigh, want), value in zip(self._operand_rules(), self.operands, strict=False):
+            t = tensor_def(value)
+            if must_weigh != (t.ROLE == "weight"):
+                raise self.error(
+                    f"{self.name}: operand '{name}' {'must' if must_weigh else 'must not'} be a lane.weight"
+                )
             elem = t.result.type.elem
             if elem not in want:
                 raise self.error(
                     f"{self.name}: '{t.tensor_name}' (its '{name}') is {elem}, but the kernels take {' or '.join(want)}"
                 )
-        for name, prop in type(self).get_irdl_definition().properties.items():
+        for name, floor in self._integer_floors():
             attr = self.properties.get(name)
-            if isinstance(attr, IntegerAttr):
-                floor = 0 if prop.default_value == IntegerAttr(0, 64) else 1
-                if attr.value.data < floor:
-                    raise self.error(
-                        f"{self.name}: parameter '{name}' must be {'positive' if floor else 'at least 0'}, not "
-                        f"{attr.value.data}"
-                    )
-            elif isinstance(attr, FloatAttr) and not attr.value.data > 0:
+            if isinstance(attr, IntegerAttr) and attr.value.data < floor:
+                raise self.error(
+                    f"{self.name}: parameter '{name}' must be {'positive' if floor else 'at least 0'}, not "
+                    f"{attr.value.data}"
+                )
+        for name, base in self._param_kinds():
+            attr = self.properties.get(name)
+            if base is FloatAttr and isinstance(attr, FloatAttr) and not attr.value.data > 0:
                 raise self.error(f"{self.name}: parameter '{name}' must be positive, not {attr.value.data}")
+
+    @classmethod
+    @functools.cache
+    def _operand_rules(cls) -> tuple[tuple[str, bool, tuple[str, ...]], ...]:
+        """Each tensor operand: its name, whether it must be a weight, and the element types its kernels take."""
+        rules = []
+        for name in cls.operand_names():
+            if name in cls.WEIGHTS:
+                rules.append((name, True, ("f32",) if name in cls.F32_WEIGHTS else ("f32", "i8")))
+            else:
+                rules.append((name, False, ("i32",) if name in cls.INTS else ("f32",)))
+        return tuple(rules)
+
+    @classmethod
+    @functools.cache
+    def _integer_floors(cls) -> tuple[tuple[str, int], ...]:
+        """Each integer parameter and its least value: 1, or 0 where its default is 0."""
+        defs = cls.get_irdl_definition().properties
+        return tuple(
+            (name, 0 if defs[name].default_value == _ZERO else 1)
+            for name, base in cls._param_kinds()
+            if base is IntegerAttr
+        )
 
     def tensor(self, name: str) -> TensorDef:
         """The op that defines tensor operand `name` (after the checks that one does)."""
@@ -804,6 +834,8 @@ class KernelOp(LaunchOp):
         """A shape check's error: `lane.<kind>: message`."""
         return self.error(f"{self.name}: {message}")
 
+
+_ZERO = IntegerAttr(0, 64)
 
 PART_PARAMS = ("pitch", "start", "width")
 """The parameters that make a launch's write a part of every unit of its output."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -216,19 +216,10 @@ class GenericLaunchOp(LaunchOp):
     def kind(self) -> str:
         return self.kernel.data
 
-    def with_buffers(self, buffers: Sequence[SSAValue]) -> GenericLaunchOp:
-        op = GenericLaunchOp(
-            self.kernel.data,
-            [(v, f.data) for v, f in zip(self.ins, self.in_forms.data, strict=True)],
-            [
-                (v, [f.data for f in fs.data], h)
-                for v, fs, h in zip(self.outs, self.out_forms.data, self.out_how.data, strict=True)
-            ],
-            self.asks.data,
-            buffers,
-        )
-        op.location = self.location
-        return op
+    def take_buffers(self, buffers: Sequence[SSAValue]) -> None:
+        super().take_buffers(buffers)
+        sizes = [len(self.ins), len(self.outs), len(buffers)]
+        self.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
 
     def reads(self) -> list[tuple[SSAValue, Form]]:
         return list(dict.fromkeys((v, f.data) for v, f in zip(self.ins, self.in_forms.data, strict=True)))

@@ -136,7 +136,8 @@ def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
         offsets.setdefault(a.tensor, {})[a.form] = a.offset
     for name, at in offsets.items():
         old = defs[name]
-        new = arena.TensorOp(name, the_arena.result, old.result.type, old.forms, at)
+        assert isinstance(old, lane.ComputedDef)  # only a computed tensor's arrays are placed
+        new = arena.TensorOp(old.tensor, the_arena.result, old.result.type, old.forms_, at)
         new.location = old.location
         new.result.name_hint = old.result.name_hint
         block.insert_op_before(new, old)
@@ -159,6 +160,4 @@ def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
                 p = scratch[(i, s.tag)]
                 made.append(arena.ScratchOp(s.tag, the_arena.result, p.offset, p.bytes))
         block.insert_ops_before(made, launch_op)
-        placed = launch_op.with_buffers([m.result for m in made])
-        block.insert_op_before(placed, launch_op)
-        block.erase_op(launch_op)
+        launch_op.take_buffers([m.result for m in made])
