@@ -77,19 +77,36 @@ def split_scratch(op: KernelOp, w: str, split: int, numerics: Numerics, tags: tu
     return [buffer(parts, "f32", copies * split * rows * n * 4), counter(counts, rows * cdiv(n, 64) * 4)]
 
 
-@irdl_op_definition
-class GemvOp(KernelOp):
-    """`lane.gemv %x(quant), %w -> %out split(4)`: `x` times `w` transposed, cut along k in `split` parts; with a
-    `part<pitch, start, width>` it writes columns [start, start + width) of rows of `pitch`."""
+class _Product(KernelOp):
+    """`x` (plain or quantized) times weight `w` transposed into `out`, cut along k in `split` parts."""
 
-    name = "lane.gemv"
     x = operand_def(TensorType)
     w = operand_def(TensorType)
     out = operand_def(TensorType)
     x_form = read_form()
     split = count(1)
-    part = opt_prop_def(PartAttr)
     WEIGHTS: ClassVar = ("w",)
+
+
+class _GatedPair(KernelOp):
+    """silu(x w_gate) * (x w_up) into `out`, `x` plain or quantized, cut along k in `split` parts."""
+
+    x = operand_def(TensorType)
+    w_gate = operand_def(TensorType)
+    w_up = operand_def(TensorType)
+    out = operand_def(TensorType)
+    x_form = read_form()
+    split = count(1)
+    WEIGHTS: ClassVar = ("w_gate", "w_up")
+
+
+@irdl_op_definition
+class GemvOp(_Product):
+    """`lane.gemv %x(quant), %w -> %out split(4)`: `x` times `w` transposed, cut along k in `split` parts; with a
+    `part<pitch, start, width>` it writes columns [start, start + width) of rows of `pitch`."""
+
+    name = "lane.gemv"
+    part = opt_prop_def(PartAttr)
     assembly_format = signature([arg_read("x"), arg("w")], [arg("out")], option("split"), "(`part` $part^)?")
 
     def verify_(self) -> None:
@@ -101,17 +118,10 @@ class GemvOp(KernelOp):
 
 
 @irdl_op_definition
-class GluOp(KernelOp):
+class GluOp(_GatedPair):
     """`lane.glu %x, %w_gate, %w_up -> %out split(2)`: the gated pair silu(x w_gate) * (x w_up), cut along k."""
 
     name = "lane.glu"
-    x = operand_def(TensorType)
-    w_gate = operand_def(TensorType)
-    w_up = operand_def(TensorType)
-    out = operand_def(TensorType)
-    x_form = read_form()
-    split = count(1)
-    WEIGHTS: ClassVar = ("w_gate", "w_up")
     assembly_format = signature([arg_read("x"), arg("w_gate"), arg("w_up")], [arg("out")], option("split"))
 
     def verify_(self) -> None:
@@ -148,18 +158,12 @@ def tile_scratch(op: KernelOp, w: str, gated: bool, split: int, whole: int, nume
 
 
 @irdl_op_definition
-class GemmTcOp(KernelOp):
+class GemmTcOp(_Product):
     """`lane.gemm_tc %x(quant), %w -> %out split(2) whole(3)`: a projection in the tensor-core tiles, its last wave
     (the tiles past the first `whole`) cut along k."""
 
     name = "lane.gemm_tc"
-    x = operand_def(TensorType)
-    w = operand_def(TensorType)
-    out = operand_def(TensorType)
-    x_form = read_form()
-    split = count(1)
     whole = count(0)
-    WEIGHTS: ClassVar = ("w",)
     assembly_format = signature([arg_read("x"), arg("w")], [arg("out")], option("split"), option("whole"))
 
     def verify_(self) -> None:
@@ -172,18 +176,11 @@ class GemmTcOp(KernelOp):
 
 
 @irdl_op_definition
-class GluTcOp(KernelOp):
+class GluTcOp(_GatedPair):
     """`lane.glu_tc %x, %w_gate, %w_up -> %out split(2)`: the gated pair in the tensor-core tiles."""
 
     name = "lane.glu_tc"
-    x = operand_def(TensorType)
-    w_gate = operand_def(TensorType)
-    w_up = operand_def(TensorType)
-    out = operand_def(TensorType)
-    x_form = read_form()
-    split = count(1)
     whole = count(0)
-    WEIGHTS: ClassVar = ("w_gate", "w_up")
     assembly_format = signature(
         [arg_read("x"), arg("w_gate"), arg("w_up")], [arg("out")], option("split"), option("whole")
     )
