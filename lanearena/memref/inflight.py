@@ -18,7 +18,7 @@ from math import prod
 from typing import Any
 
 from xdsl.dialects import gpu, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -35,7 +35,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from lanearena.dialects.located import where
-from lanearena.memref.interpret import StridedArray, strided
+from lanearena.memref.interpret import StridedArray, held, number, strided
 
 Span = tuple[bytearray, int, int]
 """Bytes `[start, start + size)` of one allocation's memory."""
@@ -110,9 +110,9 @@ def settle(interpreter: Interpreter) -> None:
     state.await_(list(state.pending))
 
 
-def _index(value: int) -> IntegerAttr:
+def _index(value: int, interpreter: Interpreter) -> Any:
     """`value` as the interpreter holds an `index`."""
-    return IntegerAttr(value, IndexType())
+    return held(value, IndexType(), interpreter.index_bitwidth)
 
 
 def _memref_spans(values: Iterable[Any]) -> list[Span]:
@@ -122,7 +122,7 @@ def _memref_spans(values: Iterable[Any]) -> list[Span]:
 
 def _ints(values: Sequence[Any]) -> list[int]:
     """Interpreted integers as Python's."""
-    return [v.value.data for v in values]
+    return [number(v) for v in values]
 
 
 @register_impls
@@ -180,7 +180,7 @@ class AsyncFunctions(InterpreterFunctions):
             for block, thread in _threads(sizes):
                 ids = (*block, *thread, *sizes)
                 with _Thread(interpreter, ids):
-                    interpreter.run_ssacfg_region(op.body, tuple(_index(i) for i in ids), "gpu.launch")
+                    interpreter.run_ssacfg_region(op.body, tuple(_index(i, interpreter) for i in ids), "gpu.launch")
 
         return self._issue(interpreter, op, deps, touched, run)
 
@@ -217,19 +217,19 @@ class AsyncFunctions(InterpreterFunctions):
 
     @impl(gpu.ThreadIdOp)
     def run_thread_id(self, interpreter: Interpreter, op: gpu.ThreadIdOp, args: PythonValues) -> PythonValues:
-        return (_index(_thread(interpreter, op.dimension, 3)),)
+        return (_index(_thread(interpreter, op.dimension, 3), interpreter),)
 
     @impl(gpu.BlockIdOp)
     def run_block_id(self, interpreter: Interpreter, op: gpu.BlockIdOp, args: PythonValues) -> PythonValues:
-        return (_index(_thread(interpreter, op.dimension, 0)),)
+        return (_index(_thread(interpreter, op.dimension, 0), interpreter),)
 
     @impl(gpu.GridDimOp)
     def run_grid_dim(self, interpreter: Interpreter, op: gpu.GridDimOp, args: PythonValues) -> PythonValues:
-        return (_index(_thread(interpreter, op.dimension, 6)),)
+        return (_index(_thread(interpreter, op.dimension, 6), interpreter),)
 
     @impl(gpu.BlockDimOp)
     def run_block_dim(self, interpreter: Interpreter, op: gpu.BlockDimOp, args: PythonValues) -> PythonValues:
-        return (_index(_thread(interpreter, op.dimension, 9)),)
+        return (_index(_thread(interpreter, op.dimension, 9), interpreter),)
 
     @impl(memref.DmaStartOp)
     def run_dma_start(self, interpreter: Interpreter, op: memref.DmaStartOp, args: PythonValues) -> PythonValues:

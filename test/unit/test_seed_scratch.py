@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lanearena import kinds
 from lanearena import seedhelpers as kernels
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.model import QBLOCK, Form, Numerics, Role, Tensor
+
+from .launches import launch_op
 
 NUMERICS = tuple(Numerics)
 TYPES = {"float": "f32", "int": "i32", "signed char": "i8"}
@@ -409,11 +411,11 @@ def expected(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics):
 
 
 def package(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics):
-    k = kinds.KINDS[kind]
-    ins = [(t[n], Form.PLAIN) for n in k.ins]
-    outs = [(t[n], Form.PLAIN) for n in k.outs]
-    launch = kinds.launch(kind, ins, outs, p, numerics)
-    return [(s.tag, s.elem, s.bytes, s.counter) for s in launch.scratch]
+    k = KERNEL_OPS[kind]
+    ins = [(t[n], Form.PLAIN) for n in k.ins()]
+    outs = [(t[n], Form.PLAIN) for n in k.WRITES]
+    op = launch_op(kind, ins, outs, p, numerics)
+    return [(s.tag, s.elem, s.bytes, s.counter) for s in op.scratch(numerics)]
 
 
 def check(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics) -> None:
@@ -579,7 +581,7 @@ def launches(kind: str):
     return others(kind)
 
 
-@pytest.mark.parametrize("kind", sorted(kinds.KINDS))
+@pytest.mark.parametrize("kind", sorted(KERNEL_OPS))
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(data=st.data(), numerics=st.sampled_from(NUMERICS))
 def test_every_kind_has_the_seeds_scratch(kind, data, numerics):

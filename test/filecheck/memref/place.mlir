@@ -116,12 +116,12 @@ func.func @reasons(%x: f32) {
   %c0 = arith.constant 0 : index
   %foreign = memref.alloc() : memref<8xf32>
   "test.foo"(%foreign) : (memref<8xf32>) -> ()
-  %scoped = memref.alloca_scope -> (memref<8xf32>) {
+  %scoped = "memref.alloca_scope"() ({
     %out = memref.alloc() : memref<8xf32>
     %in = memref.alloc() : memref<8xf32>
     memref.store %x, %in[%c0] : memref<8xf32>
-    memref.alloca_scope.return %out : memref<8xf32>
-  }
+    "memref.alloca_scope.return"(%out) : (memref<8xf32>) -> ()
+  }) : () -> memref<8xf32>
   %mapped = memref.alloc() : memref<8xf32>
   %any = "memref.cast"(%mapped) : (memref<8xf32>) -> memref<*xf32>
   "gpu.host_register"(%any) : (memref<*xf32>) -> ()
