@@ -322,10 +322,11 @@ def as_seed(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics):
             return GemvF32(n, m, p.get("split", 1))
         return OURS  # the seed's quantized projection is cut along k only on the tensor cores
 
+    # A bias is added where a product writes its sums: the seed's projection, with no scratch of its own.
     match kind:
-        case "gemv":
+        case "gemv" | "gemv_bias":
             return gemv_like()
-        case "glu":
+        case "glu" | "glu_bias":
             return OURS if p.get("split", 1) > 1 else GemvGlu(*product("w_gate"), None)
         case "gemm_tc":
             n, m = product("w")
@@ -395,7 +396,7 @@ def ours(kind: str, t: dict[str, Tensor], p: dict, numerics: Numerics) -> list[t
     rows, split = t["x"].length // k, p.get("split", 1)
     if split == 1:
         return []
-    if kind == "glu":
+    if kind in ("glu", "glu_bias"):
         return [("gp", "float", 2 * split * rows * n * 4, False), ("gq", "int", rows * -(-n // 64) * 4, True)]
     return [("fp", "float", split * rows * n * 4, False), ("fq", "int", -(-n // 64) * -(-rows // 64) * 4, True)]
 
@@ -443,10 +444,14 @@ def products(draw, kind: str):
     split = draw(st.sampled_from([1, 2, 3, 4, 8]))
     t = {"x": T("x", rows * k), "out": T("out", rows * n)}
     p = {"split": split}
-    if kind in ("glu", "glu_tc"):
+    if kind in ("glu", "glu_tc", "glu_bias"):
         t |= {"w_gate": W("wg", n, k), "w_up": W("wu", n, k)}
     else:
         t |= {"w": W("w", n, k)}
+    if kind == "gemv_bias":
+        t |= {"bias": W("b", n)}
+    if kind == "glu_bias":
+        t |= {"b_gate": W("bg", n), "b_up": W("bu", n)}
     if kind.endswith("_tc"):
         m = rows
         wide = kernels.gemm_tiles_wide(2 * n if kind == "glu_tc" else n)
@@ -570,7 +575,7 @@ def others(draw, kind: str):
 
 
 def launches(kind: str):
-    if kind in ("gemv", "glu", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm"):
+    if kind in ("gemv", "glu", "gemv_bias", "glu_bias", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm"):
         return products(kind)
     if kind.startswith("attention"):
         return attentions(kind)
