@@ -13,7 +13,7 @@ import pytest
 
 from lanearena.model import Numerics, Role
 
-from .test_kernels import PLAIN, QUANT, close, put_x, rng, setup, tensor
+from .test_kernels import PLAIN, QUANT, _report, close, put_x, rng, setup, tensor  # noqa: F401  # _report prints errors
 
 F32, I32 = np.float32, np.int32
 
