@@ -142,17 +142,19 @@ ROPE = Reader(
 )
 
 
-def _key(hf: str, key: str) -> Reader:
-    """A reader of one key, `hf`, as decoder key `key`."""
+def _key(hf: str, key: str, required: bool = False) -> Reader:
+    """A reader of one key, `hf`, as decoder key `key` (a ConfigError where it is `required` and not given)."""
 
     def read(values: dict, out: Out, origin: Origin) -> None:
         if hf in values:
             out.put(key, values[hf], hf)
+        elif required:
+            raise ConfigError(f"{origin(None)}: missing key {hf}", hf)
 
     return Reader((hf,), read, f"{hf} -> {key}")
 
 
-DENSE_FFN = _key("intermediate_size", "ffn")
+DENSE_FFN = _key("intermediate_size", "ffn", required=True)
 MLP_BIAS = _key("mlp_bias", "mlp_bias")
 SHARED = _key("shared_expert_intermediate_size", "shared_ffn")
 

@@ -177,6 +177,15 @@ def test_defaults_are_transformers_where_a_key_is_left_out(tmp_path):
     assert (c.window, c.rope_theta, c.kv_heads) == (4096, 10000.0, 32)
 
 
+def test_a_dense_model_without_its_mlp_width_is_refused(tmp_path):
+    values = json.loads(Path(LLAMA).read_text())
+    del values["intermediate_size"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(values, indent=2))
+    with pytest.raises(ConfigError, match=r"config\.json: missing key intermediate_size"):
+        load(str(path))
+
+
 @pytest.mark.parametrize(
     "base, changes, want",
     [
