@@ -20,7 +20,7 @@ from .strategies import steps
 
 
 def _as_reference(p) -> dict:
-    out = {("array", a.tensor, a.form): (a.offset, a.bytes, a.first, a.last) for a in p.arrays}
+    out = {("array", a.tensor, a.form.value): (a.offset, a.bytes, a.first, a.last) for a in p.arrays}
     out.update({("scratch", s.launch, s.tag): (s.offset, s.bytes, s.launch, s.launch) for s in p.scratch})
     return out
 

@@ -1,0 +1,85 @@
+"""The generators reach every rule they are there to test, measured (by `reach`, apart from the package) over the
+steps they draw: a floor under the share of drawn steps that exercise each rule, so that a change to a generator
+cannot quietly stop testing one. `pytest -s` prints the shares."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+
+from lanearena.passes.convert import step_of, steps
+
+from .kernel_steps import KINDS, kernel_steps
+from .reach import lowering_rules, placement_rules
+from .strategies import steps as placement_steps
+
+DRAWN = 300
+"""Steps drawn from each generator."""
+
+PLACEMENT_FLOORS = {
+    "a read through a view ends a placed array's life": 0.20,
+    "a view of a view touched": 0.15,
+    "a quantized view in place": 0.05,
+    "a quantized view of its own array": 0.05,
+    "a quantized view half a block off": 0.04,
+    "parts that join placed": 0.05,
+    "parts that leave a gap": 0.15,
+    "parts that leave a one-element gap": 0.08,
+    "an array kept for being unsafe": 0.25,
+    "an output touched": 0.15,
+    "an input": 0.25,
+    "scratch": 0.40,
+    "a counter": 0.40,
+    **{f"numerics {n}": 0.15 for n in ("f32", "int8", "int8x2")},
+}
+"""The share of `strategies.steps()` that must exercise each placement rule: about half of what samples of it
+measure (Hypothesis draws no independent samples, so a share moves more from one sample to another)."""
+
+LOWERING_FLOORS = {
+    "a read through a view ends a placed array's life": 0.30,
+    "a view of a view, both at an offset": 0.10,
+    "a quantized view in place at a block past the first": 0.06,
+    "a quantized view of its own array": 0.04,
+    "a quantized view half a block off": 0.02,
+    "parts that join placed": 0.02,
+    "parts that leave a gap": 0.05,
+    "parts that leave a one-element gap": 0.03,
+    "scratch": 0.40,
+    "a counter": 0.40,
+    **{f"numerics {n}": 0.15 for n in ("f32", "int8", "int8x2")},
+    **{f"kind {k}": 0.02 for k in KINDS},
+}
+"""The share of `kernel_steps()` that must exercise each rule the lowering addresses: about half of what samples
+of it measure."""
+
+
+def _shares(strategy, rules) -> dict[str, float]:
+    seen: Counter[str] = Counter()
+
+    @settings(
+        max_examples=DRAWN, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(strategy)
+    def draw(drawn):
+        seen["#"] += 1
+        seen.update(rules(drawn))
+
+    draw()
+    return {rule: n / seen["#"] for rule, n in seen.items()}
+
+
+def _check(name: str, shares: dict[str, float], floors: dict[str, float]) -> None:
+    print(f"\n{name}: " + ", ".join(f"{rule} {share:.2f}" for rule, share in sorted(shares.items()) if rule != "#"))
+    low = {rule: shares.get(rule, 0.0) for rule, floor in floors.items() if shares.get(rule, 0.0) < floor}
+    assert not low, f"{name} reaches too few steps: {low}"
+
+
+def test_random_steps_reach_every_placement_rule():
+    _check("steps()", _shares(placement_steps(), placement_rules), PLACEMENT_FLOORS)
+
+
+def test_kernel_steps_reach_every_kind_and_every_way_of_addressing():
+    _check(
+        "kernel_steps()", _shares(kernel_steps(), lambda m: lowering_rules(step_of(steps(m)[0])[0])), LOWERING_FLOORS
+    )
