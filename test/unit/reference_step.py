@@ -6,10 +6,11 @@ package: no arena, no offsets, no emitted module, no numpy twins, no quantizatio
 written from what it means (docs/kernels.md, the README's "Launch kinds"), in float64; the only conventions taken
 from the kernels are the ones that change a result beyond rounding, stated where they are used:
 
-- Q8_0 as GGML defines it: a block of QBLOCK = 32 consecutive values, d = max|x| / 127, q = round(x / d) clamped to
-  [-127, 127], a block of zeros all 0; under two words (int8x2) also a low word l = round((x / d - q) * 127), and the
-  block stands for d * (q + l / 127). docs/kernels.md fixes the rounding: round half to even, and d and x / d are
-  computed in f32 (so a word is the kernels' word whenever the value quantized is the same f32).
+- Q8_0 as GGML defines it (the tests' own, `q8_0`): a block of QBLOCK = 32 consecutive values, d = max|x| / 127,
+  q = round(x / d) clamped to [-127, 127], a block of zeros all 0; under two words (int8x2) also a low word
+  l = round((x / d - q) * 127), and the block stands for d * (q + l / 127). docs/kernels.md fixes the rounding: round
+  half to even, and d and x / d are computed in f32 (so a word is the kernels' word whenever the value quantized is
+  the same f32).
 - An i8 weight is fed as f32 values and held as their Q8_0 (one word, blocks along its last dimension).
 - A quantized form is an array of its own (the values its blocks stand for), shared by a view that starts on a whole
   block and the tensor it views; a view that starts inside a block has a quantized array of its own.
@@ -28,11 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-QBLOCK = 32
-"""Values per scale of a quantized array (GGML's Q8_0)."""
-
-LIMIT = 127
-"""The largest int8 word a block uses."""
+from .q8_0 import LIMIT, QBLOCK, quantized
 
 MIXTURE = ("x", "w_router", "w_gate", "w_up", "w_down")
 
@@ -81,21 +78,6 @@ DEFAULTS: dict[str, float | int | str] = {"eps": 1e-6, "split": 1, "theta": 1e6,
 
 
 # --- Q8_0 -------------------------------------------------------------------------------------------------------------
-
-
-def quantized(x: np.ndarray, two_words: bool) -> np.ndarray:
-    """The values `x` (a whole number of blocks) stands for once quantized in blocks of QBLOCK (GGML's Q8_0; under
-    two words with a low word a value), in float64."""
-    blocks = np.asarray(x, np.float64).astype(np.float32).reshape(-1, QBLOCK)
-    d = np.abs(blocks).max(axis=1) / np.float32(LIMIT)  # f32, as the kernels compute it
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(d[:, None] == 0, np.float32(0), blocks / d[:, None])  # a division in f32
-    q = np.clip(np.rint(t), -LIMIT, LIMIT)
-    words = q.astype(np.float64)
-    if two_words:
-        low = np.clip(np.rint((t - q) * np.float32(LIMIT)), -LIMIT, LIMIT)
-        words = words + low.astype(np.float64) / LIMIT
-    return (words * d.astype(np.float64)[:, None]).reshape(-1)
 
 
 def two_word_rows(x: np.ndarray) -> np.ndarray:

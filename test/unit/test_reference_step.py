@@ -17,7 +17,7 @@ from lanearena.lowering.runtime import max_abs_err, random_feeds, unshared
 
 from . import reference_step
 from .kernel_steps import kernel_steps
-from .reference_step import quantized
+from .q8_0 import quantized
 
 FUZZ = settings(
     deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
