@@ -12,7 +12,7 @@ import pytest
 
 from lanearena import api
 from lanearena.analysis.check import check
-from lanearena.frontend import decoder_step, load
+from lanearena.frontend import StepBuilder, decoder_step, load
 from lanearena.lowering import cuda
 from lanearena.lowering.compile import compare, run_placed
 from lanearena.lowering.device import NumpyDevice
@@ -112,3 +112,15 @@ def test_gpu_matches_numpy():
     gpu = run_placed(step, plan, cuda.CudaDevice(), feeds)
     cpu = run_placed(step, plan, NumpyDevice(), feeds)
     assert max_abs_err(gpu, cpu) < 1e-3
+
+
+def test_random_ids_lie_inside_the_table_of_a_fused_gather():
+    """random_feeds draws token ids inside the table of every launch that gathers them, the fused gather_norm's as
+    the gather's (an id past its table gathers zeros, which no test meant)."""
+    b = StepBuilder("fused", "f32")
+    x, out = b.tensor("x", (5, 32)), b.tensor("out", (5, 32))
+    b.launch("gather_norm", [b.weight("table", (8, 32)), b.input("ids", (5,), "i32"), b.weight("g", (32,))], [x, out])
+    b.output(out)
+    ((step, _),) = api.placed_steps(b.module())
+    for seed in range(20):
+        assert random_feeds(step, seed)["ids"].max() < 8
