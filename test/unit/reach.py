@@ -29,12 +29,12 @@ def _views(s, name: str) -> list:
 
 
 def _parts(s) -> dict:
-    """{(array, pitch): [(launch, start, end)]} for every part written of a tensor's own plain array."""
+    """{(tensor, quant, pitch): [(launch, start, end)]} for every part written of a tensor's own array."""
     out: dict = {}
     for i, tensor, quant, kind, w in _touches(s):
-        if kind == "write" and not quant and seed.how(w)[0] == "part":
+        if kind == "write" and seed.how(w)[0] == "part":
             _, pitch, start, width = seed.how(w)
-            out.setdefault((tensor, pitch), []).append((i, start, start + width))
+            out.setdefault((tensor, quant, pitch), []).append((i, start, start + width))
     return out
 
 
@@ -76,10 +76,14 @@ def placement_rules(s) -> set[str]:
             rules.add("an output touched")
         elif written == seed.UNSAFE:
             rules.add("an array kept for being unsafe")
-    for (name, pitch), spans in _parts(s).items():
+    for (name, quant, pitch), spans in _parts(s).items():
         if len({i for i, *_ in spans}) < 2:
             continue
         gaps = _gaps(spans, pitch)
+        if quant:
+            if not gaps:
+                rules.add("parts that cover a quantized array")
+            continue
         if not gaps and (name, False) in placed:
             rules.add("parts that join placed")
         if gaps:

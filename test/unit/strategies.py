@@ -135,20 +135,25 @@ def scratch(draw, max_scratch: int = 2) -> tuple[Scratch, ...]:
 
 
 @st.composite
-def _parts(draw, name: str, length: int) -> list[Write]:
-    """Writes of parts of every unit of one pitch of `name`'s plain array, a launch each: parts that join up, or
-    that leave a gap (of one element, or more), or (now and then) a last part of another pitch."""
+def _parts(draw, name: str, length: int, form: Form) -> list[Write]:
+    """Writes of parts of every unit of one pitch of `name`'s array `form`, a launch each: parts that join up, or
+    that leave a gap (of one element, or more), or (now and then) a last part of another pitch. (Parts of a
+    quantized array never make it whole.)"""
     pitch = draw(st.sampled_from([p for p in (32, 64, length) if length % p == 0 and p > 1]))
     cuts = sorted(draw(st.lists(st.integers(1, pitch - 1), min_size=1, max_size=2, unique=True)))
-    gap = draw(st.sampled_from([0, 1, 1, 2]))
+    # A quantized array's parts cover it (and still never make it whole); a plain one's may leave gaps.
+    gap = draw(st.sampled_from([0, 1, 1, 2])) if form is PLAIN else 0
     writes = []
+    short = draw(st.sampled_from([0, 0, 0, 1])) if form is PLAIN else 0  # now and then the unit's last left out
     for start, end in zip([0, *cuts], [*cuts, pitch], strict=True):
         if start == cuts[0]:
             start = min(start + gap, end - 1)
-        writes.append(Write(name, PLAIN, Part(pitch, start, end - start)))
+        if end == pitch:
+            end = max(end - short, start + 1)
+        writes.append(Write(name, form, Part(pitch, start, end - start)))
     if draw(st.integers(0, 4)) == 0:  # a change of pitch
         other = draw(st.sampled_from([p for p in (32, 64, length) if length % p == 0 and p != pitch] or [pitch]))
-        writes[-1] = Write(name, PLAIN, Part(other, 0, other))
+        writes[-1] = Write(name, form, Part(other, 0, other))
     return draw(st.permutations(writes))
 
 
@@ -178,14 +183,15 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
     writable = [n for n in names if ts[n].role in (Role.COMPUTED, Role.STATE)]
     roots = [n for n in names if ts[n].role is Role.COMPUTED and ts[n].view_of is None]
     launches = []
-    if roots and draw(st.integers(0, 3)):
+    if roots and draw(st.integers(0, 7)):
         viewed = [n for n in roots if any(_root(ts, v)[0] == n for v in names if ts[v].view_of is not None)]
         first = viewed + [n for n in draw(_some(roots, 2, min_size=1)) if n not in viewed]
         launches.append(_launch("first", [], [Write(n, f, Whole()) for n in first for f in sorted(ts[n].forms)]))
-    plain_roots = [n for n in roots if PLAIN in ts[n].forms and ts[n].length > 1]
-    if plain_roots and draw(st.integers(0, 2)):
-        name = draw(st.sampled_from(plain_roots))
-        launches += [_launch("part", [], [w]) for w in draw(_parts(name, ts[name].length))]
+    parted = {f: [n for n in roots if f in ts[n].forms and ts[n].length > 1] for f in (PLAIN, QUANT)}
+    form = draw(st.sampled_from([f for f in (PLAIN, QUANT) if parted[f]] or [PLAIN]))
+    if parted[form] and draw(st.integers(0, 2)):
+        name = draw(st.sampled_from(parted[form]))
+        launches += [_launch("part", [], [w]) for w in draw(_parts(name, ts[name].length, form))]
     for i in range(draw(st.integers(1, max_launches))):
         reads = [Touch(n, draw(st.sampled_from(sorted(ts[n].forms)))) for n in draw(_some(names, 3))]
         writes = []
@@ -197,9 +203,11 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
     last = []
     if views and draw(st.integers(0, 7)):
         last = draw(_some(views, 2, min_size=1))
-        # Read quantized more often than not, where it can be.
-        forms = {v: sorted(ts[v].forms) + ([QUANT] if QUANT in ts[v].forms else []) for v in last}
-        launches.append(_launch("last", [Touch(v, draw(st.sampled_from(forms[v]))) for v in last], []))
+        # Each read in every form it has, mostly: plain (the tensor at the bottom's array) and quantized.
+        reads = [
+            Touch(v, f) for v in last for f in sorted(ts[v].forms) if len(ts[v].forms) == 1 or draw(st.integers(0, 3))
+        ]
+        launches.append(_launch("last", reads or [Touch(last[0], min(ts[last[0]].forms))], []))
     # A computed tensor that is read is written by some launch: before the read, or (unsafe, so kept out of the
     # arena) in the launch that reads it or after it.
     for launch in list(launches):

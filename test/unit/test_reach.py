@@ -22,19 +22,21 @@ PLACEMENT_FLOORS = {
     "a view of a view touched": 0.15,
     "a quantized view in place": 0.05,
     "a quantized view of its own array": 0.05,
-    "a quantized view half a block off": 0.04,
+    "a quantized view half a block off": 0.03,
     "parts that join placed": 0.05,
     "parts that leave a gap": 0.15,
     "parts that leave a one-element gap": 0.08,
-    "an array kept for being unsafe": 0.25,
+    "parts that cover a quantized array": 0.02,
+    "an array kept for being unsafe": 0.20,
     "an output touched": 0.15,
-    "an input": 0.25,
+    "an input": 0.20,
     "scratch": 0.40,
     "a counter": 0.40,
-    **{f"numerics {n}": 0.15 for n in ("f32", "int8", "int8x2")},
+    **{f"numerics {n}": 0.08 for n in ("f32", "int8", "int8x2")},
 }
-"""The share of `strategies.steps()` that must exercise each placement rule: about half of what samples of it
-measure (Hypothesis draws no independent samples, so a share moves more from one sample to another)."""
+"""The share of `strategies.steps()` that must exercise each placement rule: under the least that six samples of
+300 measured (Hypothesis draws no independent samples, so a share moves a lot from one sample to another); the
+mean of the six is about twice each floor."""
 
 LOWERING_FLOORS = {
     "a read through a view ends a placed array's life": 0.30,
@@ -47,11 +49,11 @@ LOWERING_FLOORS = {
     "parts that leave a one-element gap": 0.03,
     "scratch": 0.40,
     "a counter": 0.40,
-    **{f"numerics {n}": 0.15 for n in ("f32", "int8", "int8x2")},
-    **{f"kind {k}": 0.02 for k in KINDS},
+    **{f"numerics {n}": 0.08 for n in ("f32", "int8", "int8x2")},
+    **{f"kind {k}": 0.015 for k in KINDS},
 }
-"""The share of `kernel_steps()` that must exercise each rule the lowering addresses: about half of what samples
-of it measure."""
+"""The share of `kernel_steps()` that must exercise each rule the lowering addresses: under the least that six
+samples of 300 measured, the mean about twice each floor or more."""
 
 
 def _shares(strategy, rules) -> dict[str, float]:
@@ -81,5 +83,7 @@ def test_random_steps_reach_every_placement_rule():
 
 def test_kernel_steps_reach_every_kind_and_every_way_of_addressing():
     _check(
-        "kernel_steps()", _shares(kernel_steps(), lambda m: lowering_rules(step_of(steps(m)[0])[0])), LOWERING_FLOORS
+        "kernel_steps()",
+        _shares(kernel_steps(), lambda drawn: lowering_rules(step_of(steps(drawn.module)[0])[0])),
+        LOWERING_FLOORS,
     )

@@ -41,10 +41,10 @@ def held_to_the_reference(step, plan, feeds) -> dict:
 
 @settings(FUZZ, max_examples=300)
 @given(kernel_steps(), st.sampled_from(placement.ALGORITHMS), st.integers(0, 2**16))
-def test_drawn_steps_compute_what_the_reference_computes(module, algorithm, seed):
-    api.place(module, algorithm, time_limit=0.05)
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
+def test_drawn_steps_compute_what_the_reference_computes(drawn, algorithm, seed):
+    api.place(drawn.module, algorithm, time_limit=0.05)
+    api.verify(drawn.module)
+    ((step, plan),) = api.placed_steps(drawn.module)
     feeds = random_feeds(step, seed)
     got = held_to_the_reference(step, plan, feeds)
     # And a second check: the run in which no two arrays share bytes computes the same, to the bit.
