@@ -54,12 +54,13 @@ def tensors(draw, numerics: Numerics = Numerics.INT8, max_tensors: int = 8, max_
         if role is Role.COMPUTED and elem == "f32" and length % QBLOCK == 0 and _quantized(numerics):
             forms = draw(st.sampled_from([frozenset({PLAIN}), frozenset({PLAIN, QUANT}), frozenset({QUANT})]))
         out[f"t{i}"] = Tensor(f"t{i}", (length,), elem, role, forms)
-    for j in range(draw(st.integers(0, max_views) | st.integers(1, max_views))):
+    for j in range(draw(st.integers(1, max_views))):
         bases = [t for t in out.values() if t.role is Role.COMPUTED]
         if not bases:
             break
         views = [t for t in bases if t.view_of is not None]
-        base = draw(st.sampled_from(views if views and draw(st.booleans()) else bases))  # often a view of a view
+        plain = [t for t in bases if PLAIN in t.forms]  # mostly of a tensor with a plain array a read can reach
+        base = draw(st.sampled_from(views if views and draw(st.booleans()) else plain or bases))  # often of a view
         quant = base.elem == "f32" and _quantized(numerics) and base.length >= QBLOCK and draw(st.integers(0, 3)) > 0
         # A quantized view leaves room to start half a block in where it can.
         blocks = (base.length - QBLOCK // 2) // QBLOCK or 1
@@ -137,12 +138,12 @@ def scratch(draw, max_scratch: int = 2) -> tuple[Scratch, ...]:
 @st.composite
 def _parts(draw, name: str, length: int, form: Form) -> list[Write]:
     """Writes of parts of every unit of one pitch of `name`'s array `form`, a launch each: parts that join up, or
-    that leave a gap (of one element, or more), or (now and then) a last part of another pitch. (Parts of a
-    quantized array never make it whole.)"""
+    that leave a gap (of one element, or more, the unit's last element too), or (now and then) parts of two
+    pitches. (Parts of a quantized array never make it whole.)"""
     pitch = draw(st.sampled_from([p for p in (32, 64, length) if length % p == 0 and p > 1]))
     cuts = sorted(draw(st.lists(st.integers(1, pitch - 1), min_size=1, max_size=2, unique=True)))
     # A quantized array's parts cover it (and still never make it whole); a plain one's may leave gaps.
-    gap = draw(st.sampled_from([0, 1, 1, 2])) if form is PLAIN else 0
+    gap = draw(st.sampled_from([0, 0, 1, 1, 2])) if form is PLAIN else 0
     writes = []
     short = draw(st.sampled_from([0, 0, 0, 1])) if form is PLAIN else 0  # now and then the unit's last left out
     for start, end in zip([0, *cuts], [*cuts, pitch], strict=True):
@@ -151,9 +152,12 @@ def _parts(draw, name: str, length: int, form: Form) -> list[Write]:
         if end == pitch:
             end = max(end - short, start + 1)
         writes.append(Write(name, form, Part(pitch, start, end - start)))
-    if draw(st.integers(0, 4)) == 0:  # a change of pitch
-        other = draw(st.sampled_from([p for p in (32, 64, length) if length % p == 0 and p != pitch] or [pitch]))
-        writes[-1] = Write(name, form, Part(other, 0, other))
+    smaller = [p for p in (16, 32, 64) if length % p == 0 and p < pitch]
+    if smaller and draw(st.integers(0, 3)) == 0:
+        # A change of pitch: the rest of the unit past `other`, then [0, other) of a unit of `other`, which would
+        # cover the unit were the pitches the same.
+        other = draw(st.sampled_from(smaller))
+        return [Write(name, form, Part(pitch, other, pitch - other)), Write(name, form, Part(other, 0, other))]
     return draw(st.permutations(writes))
 
 
@@ -182,16 +186,17 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
     names = list(ts)
     writable = [n for n in names if ts[n].role in (Role.COMPUTED, Role.STATE)]
     roots = [n for n in names if ts[n].role is Role.COMPUTED and ts[n].view_of is None]
-    launches = []
-    if roots and draw(st.integers(0, 7)):
-        viewed = [n for n in roots if any(_root(ts, v)[0] == n for v in names if ts[v].view_of is not None)]
-        first = viewed + [n for n in draw(_some(roots, 2, min_size=1)) if n not in viewed]
-        launches.append(_launch("first", [], [Write(n, f, Whole()) for n in first for f in sorted(ts[n].forms)]))
+    # A tensor to write in parts (not also whole first: then its parts would not count), and its form.
     parted = {f: [n for n in roots if f in ts[n].forms and ts[n].length > 1] for f in (PLAIN, QUANT)}
     form = draw(st.sampled_from([f for f in (PLAIN, QUANT) if parted[f]] or [PLAIN]))
-    if parted[form] and draw(st.integers(0, 2)):
-        name = draw(st.sampled_from(parted[form]))
-        launches += [_launch("part", [], [w]) for w in draw(_parts(name, ts[name].length, form))]
+    in_parts = draw(st.sampled_from(parted[form])) if parted[form] and draw(st.integers(0, 2)) else None
+    launches = []
+    if roots and draw(st.integers(0, 7)):
+        viewed = [n for n in roots if n != in_parts and any(_root(ts, v)[0] == n for v in names if ts[v].view_of)]
+        first = viewed + [n for n in draw(_some(roots, 2, min_size=1)) if n not in viewed and n != in_parts]
+        launches.append(_launch("first", [], [Write(n, f, Whole()) for n in first for f in sorted(ts[n].forms)]))
+    if in_parts is not None:
+        launches += [_launch("part", [], [w]) for w in draw(_parts(in_parts, ts[in_parts].length, form))]
     for i in range(draw(st.integers(1, max_launches))):
         reads = [Touch(n, draw(st.sampled_from(sorted(ts[n].forms)))) for n in draw(_some(names, 3))]
         writes = []
@@ -215,8 +220,9 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
             if ts[r.tensor].role is Role.COMPUTED and not _written(ts, launches, r.tensor, r.form):
                 at = draw(st.integers(0, len(launches) - 1))
                 launches[at] = _with_write(launches[at], Write(r.tensor, r.form, draw(hows(ts[r.tensor].length))))
-    # No output is the tensor a last read views: that read is to end an array's life in the arena.
-    computed = [n for n in roots if all(_root(ts, v)[0] != n for v in last)]
+    # No output is the tensor a last read views (that read is to end an array's life in the arena), nor the one
+    # written in parts (which the parts are to make whole, or not).
+    computed = [n for n in roots if n != in_parts and all(_root(ts, v)[0] != n for v in last)]
     outputs = frozenset(draw(st.lists(st.sampled_from(computed), max_size=2, unique=True))) if computed else frozenset()
     for n in sorted(outputs):
         if PLAIN not in ts[n].forms:
