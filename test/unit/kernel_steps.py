@@ -9,7 +9,6 @@ Built with the `StepBuilder` (the stable way in), as a module; `step_of` gives i
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
@@ -435,11 +434,12 @@ def _kinds(numerics: Numerics) -> list[str]:
     )  # these more often
 
 
-@dataclass
 class Drawn:
-    """A drawn step's module, shown (in a failing example) as its IR text rather than its objects."""
+    """A drawn step's module, shown (in a failing example) as its IR text rather than its objects (no dataclass:
+    Hypothesis would print a dataclass field by field, the module's objects with it)."""
 
-    module: ModuleOp
+    def __init__(self, module: ModuleOp):
+        self.module = module
 
     def __repr__(self) -> str:
         return str(self.module)
