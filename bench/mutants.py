@@ -3,8 +3,9 @@ README's test command against it; every mutant must be killed (some test of that
 
 Each mutant is an exact (file, old text, new text) and the rule it breaks. A mutant whose old text is not in its
 file exactly once is stale (the code moved): it is reported and fails the run. The tests most likely to kill a
-mutant run first (`-x`, a subset of the README command's pytest); where they pass, the whole README command runs.
-Before the mutants, those tests run on the unmutated copy and must pass.
+mutant run first (a subset of the README command's: lit over FileCheck files, pytest -x over unit tests); where
+they pass, the whole README command runs. Before the mutants, those tests run on the unmutated copy and must pass.
+Hypothesis runs derandomized and does not shrink (LANEARENA_NO_SHRINK): a kill is reported as found.
 
     python bench/mutants.py [--only NAME ...] [--list]
 
@@ -143,11 +144,11 @@ MUTANTS = [
     ),
     Mutant(
         "unallocated-placed",
-        "which arrays: only a form the tensor is allocated in is placed",
+        "which arrays: an array of a form its tensor is not allocated in keeps a buffer of its own, as unallocated",
         "lanearena/analysis/lifetimes.py",
         "if form not in t.forms:",
         "if False:",
-        PLACEMENT,
+        ("test/filecheck/place", *PLACEMENT),
     ),
     # --- Views and quantized views -----------------------------------------------------------------------------------
     Mutant(
@@ -328,7 +329,7 @@ MUTANTS = [
         "lanearena/lowering/kernels/mixture.py",
         "return int(np.argmax(values))",
         "return int(np.nanargmax(values)) if not np.isnan(values).all() else 0",
-        KERNELS,
+        ("test/unit/test_reference_step.py", *KERNELS),
     ),
     Mutant(
         "nan-differences-ignored",
@@ -384,16 +385,24 @@ def _run(command: str, cwd: Path) -> tuple[bool, str]:
 
 
 def _killer(output: str) -> str:
-    """What failed: the first failing test, or the last line the command wrote."""
+    """What failed: the first failing test (pytest's or lit's), or the last line the command wrote."""
     m = re.search(r"^(?:FAILED|ERROR) (\S+)", output, re.M)
     if m:
         return m.group(1)
+    m = re.search(r"^FAIL: \w+ :: (\S+)", output, re.M)
+    if m:
+        return f"test/filecheck/{m.group(1)}"
     lines = [line for line in output.splitlines() if line.strip()]
     return lines[-1][:80] if lines else "the test command"
 
 
-def _pytest(tests: tuple[str, ...]) -> str:
-    return "python -m pytest -q -x -p no:cacheprovider " + " ".join(tests)
+def _first(tests: tuple[str, ...]) -> str:
+    """The command that runs a mutant's first tests: lit over the FileCheck ones, then pytest over the rest."""
+    lit = [t for t in tests if t.startswith("test/filecheck")]
+    unit = [t for t in tests if t not in lit]
+    steps = [f"lit -s {' '.join(lit)}"] if lit else []
+    steps += ["python -m pytest -q -x -p no:cacheprovider " + " ".join(unit)] if unit else []
+    return " && ".join(steps)
 
 
 def main() -> int:
@@ -412,7 +421,7 @@ def main() -> int:
         _copy(copy)
         first = tuple(dict.fromkeys(t for m in mutants for t in m.first))
         print(f"unmutated: {' '.join(first)}", file=sys.stderr, flush=True)
-        ok, out = _run(_pytest(first), copy)
+        ok, out = _run(_first(first), copy)
         if not ok:
             print(out[-3000:], file=sys.stderr)
             print("the tests fail on the unmutated tree: no mutant can be judged", file=sys.stderr)
@@ -429,7 +438,7 @@ def main() -> int:
             path.write_text(original.replace(m.old, m.new))
             start = time.monotonic()
             try:
-                ok, out = _run(_pytest(m.first), copy)
+                ok, out = _run(_first(m.first), copy)
                 if ok:
                     print(
                         f"[{i}/{len(mutants)}] {m.name}: survived its first tests, the whole command", file=sys.stderr

@@ -62,14 +62,23 @@ def test_overlapping_two_live_arrays_corrupts_the_result():
     assert compare(step, bad, "numpy").max_abs_err > 1e-3
 
 
+class ZeroingDevice(NumpyDevice):
+    """A device whose fresh memory is zeros (as a GPU's may be anything): what poisons the arena is the module."""
+
+    def alloc(self, nbytes: int, zero: bool = False) -> int:
+        return super().alloc(nbytes, zero=True)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
-def test_poison_shows_an_array_read_before_written():
-    """The arena starts as NaN: with the embedding's gather left out of the emitted module, the residual it should
-    have written is read as NaN, and the logits are NaN, not stale values."""
+@pytest.mark.parametrize("device", [NumpyDevice, ZeroingDevice])
+def test_poison_shows_an_array_read_before_written(device):
+    """The arena starts as NaN, whatever the device's fresh memory holds: with the embedding's gather left out of
+    the emitted module, the residual it should have written is read as NaN, and the logits are NaN, not stale
+    values."""
     _, step, plan = placed("tiny")
     source = emit(step, plan)
     gather = next(line for line in source.splitlines() if "dev.launch('gather'" in line)
-    out = load_module(source.replace(gather, "    pass")).run(NumpyDevice(), random_feeds(step))
+    out = load_module(source.replace(gather, "    pass")).run(device(), random_feeds(step))
     assert np.isnan(out["logits"]).all()
 
 
@@ -124,3 +133,12 @@ def test_random_ids_lie_inside_the_table_of_a_fused_gather():
     ((step, _),) = api.placed_steps(b.module())
     for seed in range(20):
         assert random_feeds(step, seed)["ids"].max() < 8
+
+
+def test_a_nan_in_one_run_only_is_an_infinite_difference():
+    """The comparison of two runs counts NaN where the other run has a number as no agreement at all, and NaN
+    where both have it as agreement."""
+    nan = float("nan")
+    assert max_abs_err({"y": np.array([1.0, nan])}, {"y": np.array([1.0, 2.0])}) == float("inf")
+    assert max_abs_err({"y": np.array([1.0, 2.0])}, {"y": np.array([nan, 2.0])}) == float("inf")
+    assert max_abs_err({"y": np.array([1.5, nan])}, {"y": np.array([1.0, nan])}) == 0.5

@@ -6,6 +6,7 @@ worked out by hand."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, currently_in_test_context, given, reject, settings
 from hypothesis import strategies as st
 
@@ -93,3 +94,27 @@ def test_views_and_quantized_views_by_hand():
     assert got["b"][0] == quantized(t_values, False)[64:96].sum()
     assert got["c"][0] == quantized(t_values[48:112], False).sum()
     assert got["d"][0] == quantized(t_values[48:112], False)[32:64].sum()
+
+
+@pytest.mark.parametrize("rows,split", [(1, 1), (3, 1), (3, 2)])
+def test_a_router_ranks_nan_above_every_logit(rows, split):
+    """An expert whose router row is NaN is chosen first by every router (a decode row's, a chunk's, one cut along k):
+    its gate is NaN, and so is the result, as the reference has it; a router that skipped NaN would hand back
+    numbers."""
+    experts, d, f = 4, 32, 32
+    b = StepBuilder("nan", "f32")
+    x = b.input("x", (rows, d))
+    h = b.tensor("h", (rows, d))
+    b.launch("binary", [x, x], [h], op="add")
+    weights = [b.weight("wr", (experts, d)), *(b.weight(n, (experts, f, d)) for n in ("wg", "wu"))]
+    out = b.tensor("out", (rows, d))
+    params = {"experts": experts, "topk": 2} | ({"router_split": split} if split > 1 else {})
+    b.launch("moe", [h, *weights, b.weight("wd", (experts, d, f))], [out], **params)
+    b.output(out)
+    module = b.module()
+    api.place(module, "greedy")
+    ((step, plan),) = api.placed_steps(module)
+    feeds = random_feeds(step, 0)
+    feeds["wr"][2] = np.nan
+    got = held_to_the_reference(step, plan, feeds)
+    assert np.isnan(got["out"]).all()
