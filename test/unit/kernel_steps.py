@@ -9,6 +9,7 @@ Built with the `StepBuilder` (the stable way in), as a module; `step_of` gives i
 from __future__ import annotations
 
 import math
+import random
 
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
@@ -27,8 +28,8 @@ class _Step:
     """A step under construction and what it has written so far: each computed tensor's (or view's) written
     forms, lengths and what it views, the readable ones in `pool`."""
 
-    def __init__(self, draw, numerics: Numerics):
-        self.draw, self.numerics = draw, numerics
+    def __init__(self, rnd: random.Random, numerics: Numerics):
+        self.rnd, self.numerics = rnd, numerics
         self.b = StepBuilder("kernels", numerics)
         self.quantizes = numerics is not Numerics.F32
         self.count = 0
@@ -46,7 +47,13 @@ class _Step:
     # Drawing
 
     def one(self, *choices):
-        return self.draw(st.sampled_from(choices))
+        return self.rnd.choice(choices)
+
+    def int(self, low: int, high: int) -> int:
+        return self.rnd.randint(low, high)
+
+    def flip(self) -> bool:
+        return self.rnd.random() < 0.5
 
     def rows(self) -> int:
         return self.one(1, 1, 2, 3)
@@ -57,7 +64,7 @@ class _Step:
 
     def may_quant(self, n: int) -> bool:
         """Whether to read or write `n` values quantized (under int8 numerics, whole blocks, now and then)."""
-        return self.quantizes and n % QBLOCK == 0 and self.draw(st.integers(0, 3)) > 0
+        return self.quantizes and n % QBLOCK == 0 and self.int(0, 3) > 0
 
     # Tensors
 
@@ -65,7 +72,7 @@ class _Step:
         return self.b.input(self.name("in"), shape, elem)
 
     def weight(self, shape, f32_only: bool = False):
-        i8 = not f32_only and shape[-1] % QBLOCK == 0 and self.draw(st.booleans())
+        i8 = not f32_only and shape[-1] % QBLOCK == 0 and self.flip()
         return self.b.weight(self.name("w"), shape, "i8" if i8 else "f32")
 
     def state(self, shape):
@@ -75,7 +82,7 @@ class _Step:
         """A computed tensor allocated in `forms`; by default plain, and now and then quant besides, so that a
         view may later read its quantized form in place."""
         if forms is None:
-            spare = self.quantizes and elem == "f32" and math.prod(shape) % QBLOCK == 0 and self.draw(st.booleans())
+            spare = self.quantizes and elem == "f32" and math.prod(shape) % QBLOCK == 0 and self.flip()
             forms = ("plain", "quant") if spare else ("plain",)
         name = self.name("t")
         v = self.b.tensor(name, shape, elem, forms)
@@ -124,8 +131,8 @@ class _Step:
         if how == "wider":
             pad = self.one(16, 32, 64, 96)
             base = self.fresh((n + pad,), ("plain", "quant") if quant and pad % QBLOCK == 0 else None)
-            if self.draw(st.booleans()):  # a view of a view
-                wide = n + QBLOCK * self.draw(st.integers(0, pad // QBLOCK)) if quant else n + pad // 2
+            if self.flip():  # a view of a view
+                wide = n + QBLOCK * self.int(0, pad // QBLOCK) if quant else n + pad // 2
                 base = self.view_into(base.owner.tensor_name, (wide,), False, spare=quant)
             v = self.view_into(base.owner.tensor_name, shape, quant)
             if v is not None:
@@ -150,10 +157,10 @@ class _Step:
         room = total - n
         kind = self.one("block", "half", "any") if quant else self.one("block", "block", "half", "any")
         if kind == "block" and room >= QBLOCK:
-            return QBLOCK * self.draw(st.integers(1, room // QBLOCK))
+            return QBLOCK * self.int(1, room // QBLOCK)
         if kind == "half" and room >= QBLOCK // 2:
-            return QBLOCK // 2 + QBLOCK * self.draw(st.integers(0, (room - QBLOCK // 2) // QBLOCK))
-        return self.draw(st.integers(0, room))
+            return QBLOCK // 2 + QBLOCK * self.int(0, (room - QBLOCK // 2) // QBLOCK)
+        return self.int(0, room)
 
     def view_into(self, base: str, shape, quant: bool, spare: bool = False):
         """A view of `shape` into `base` at a drawn offset, its quantized array written where `quant` (its own, or
@@ -171,7 +178,7 @@ class _Step:
         self.values[name], self.lengths[name], self.forms[name] = v, n, forms
         self.view_of[name] = (base, at)
         self.written[name] = {"plain"}
-        if self.draw(st.booleans()):
+        if self.flip():
             self.pool.append(name)
         if quant:
             home = home or name
@@ -232,7 +239,7 @@ def _product(s: _Step, kind: str) -> None:
     params = {"split": s.one(1, 2, 3)}
     if kind.endswith("_tc") and params["split"] > 1:
         tiles = -(-(2 * n if gated else n) // 64)
-        whole = s.draw(st.integers(0, tiles - 1))
+        whole = s.int(0, tiles - 1)
         params |= {"whole": whole} if whole else {}  # 0, the default, is left out
     out = s.tensor((rows, n))
     s.b.launch(kind, [(x, form), *weights], [out], **params)
@@ -266,14 +273,14 @@ def _parts(s: _Step) -> None:
 def _rope(s: _Step) -> None:
     rows, heads, hd = s.rows(), s.one(1, 2), s.one(8, 16)
     x, _ = s.act((rows, heads * hd))
-    rotary = {"rotary": hd // 2} if s.draw(st.booleans()) and hd % 4 == 0 else {}
+    rotary = {"rotary": hd // 2} if s.flip() and hd % 4 == 0 else {}
     s.b.launch("rope", [s.input((rows,), "i32")], [x], heads=heads, theta=s.one(1e4, 1e6), **rotary)
 
 
 def _caches(s: _Step, rows: int, width: int, pos) -> tuple:
     """A key and a value cache, and now and then a store of this step's rows into them first."""
     caches = [s.state((CACHE, width)) for _ in range(2)]
-    if s.draw(st.booleans()):
+    if s.flip():
         (k, _), (v, _) = s.act((rows, width)), s.act((rows, width))
         s.b.launch("kv_store", [k, v, pos], caches)
     return caches
@@ -308,8 +315,8 @@ def _mixture(s: _Step, kind: str) -> None:
         ins += [s.weight((fs, d)), s.weight((fs, d)), s.weight((d, fs)), s.weight((1, d), True)]
     if kind in ("moe_add", "moe_add_norm"):
         ins.append(s.act((rows * d,))[0])
-    params = {"experts": experts, "topk": s.draw(st.integers(1, experts))}
-    if rows > 1 and s.draw(st.booleans()):
+    params = {"experts": experts, "topk": s.int(1, experts)}
+    if rows > 1 and s.flip():
         params["router_split"] = 2
     out = s.tensor((rows * d,))
     outs = [out]
@@ -450,11 +457,13 @@ class Drawn:
 def kernel_steps(draw, max_launches: int = 5) -> Drawn:
     """A verified module holding one step of 1 to `max_launches` launches of drawn kinds (each with the launches
     that make what it reads), its leaves (tensors made and never read) and some others handed back as outputs."""
-    numerics = draw(st.sampled_from(list(Numerics)))
-    s = _Step(draw, numerics)
-    order = draw(st.permutations(_kinds(numerics)))  # each kind as likely as another, wherever it is drawn
-    for kind in order[: draw(st.integers(1, max_launches))]:
+    # Every choice from one Random seeded by Hypothesis: drawn steps as independent as a fixed seed allows, so that
+    # each kind and each way of addressing turns up in a sample about as often as in another (`test_reach`).
+    rnd = draw(st.randoms(use_true_random=True))
+    numerics = rnd.choice(list(Numerics))
+    s = _Step(rnd, numerics)
+    for kind in rnd.sample(_kinds(numerics), rnd.randint(1, max_launches)):
         (_parts if kind == "parts" else BUILD[kind])(s)
-    outputs = [t for t in s.made if "plain" in s.written[t] and (t not in s.read_later or draw(st.booleans()))]
+    outputs = [t for t in s.made if "plain" in s.written[t] and (t not in s.read_later or s.flip())]
     s.b.output(*(s.values[t] for t in outputs))
     return Drawn(s.b.module())

@@ -39,21 +39,21 @@ PLACEMENT_FLOORS = {
 mean of the six is about twice each floor."""
 
 LOWERING_FLOORS = {
-    "a read through a view ends a placed array's life": 0.30,
-    "a view of a view, both at an offset": 0.10,
-    "a quantized view in place at a block past the first": 0.06,
-    "a quantized view of its own array": 0.04,
-    "a quantized view half a block off": 0.02,
-    "parts that join placed": 0.02,
-    "parts that leave a gap": 0.05,
-    "parts that leave a one-element gap": 0.03,
-    "scratch": 0.40,
-    "a counter": 0.40,
-    **{f"numerics {n}": 0.08 for n in ("f32", "int8", "int8x2")},
-    **{f"kind {k}": 0.015 for k in KINDS},
+    "a read through a view ends a placed array's life": 0.50,
+    "a view of a view, both at an offset": 0.20,
+    "a quantized view in place at a block past the first": 0.12,
+    "a quantized view of its own array": 0.12,
+    "a quantized view half a block off": 0.06,
+    "parts that join placed": 0.06,
+    "parts that leave a gap": 0.08,
+    "parts that leave a one-element gap": 0.05,
+    "scratch": 0.60,
+    "a counter": 0.60,
+    **{f"numerics {n}": 0.20 for n in ("f32", "int8", "int8x2")},
+    **{f"kind {k}": 0.04 for k in KINDS},
 }
 """The share of `kernel_steps()` that must exercise each rule the lowering addresses: under the least that six
-samples of 300 measured, the mean about twice each floor or more."""
+samples of 300 measured (its choices come from one Random a step, so a share moves little between samples)."""
 
 
 def _shares(strategy, rules) -> dict[str, float]:
