@@ -1,7 +1,8 @@
-"""What `lane-arena-place` adds to xdsl-opt's parse and print of a real step: the `qwen3-0.6b` decode step
-(`lanearena build qwen3-0.6b`), through `xdsl-opt` with and without the pass, runs alternating so that both see the
-same machine load; then the same work in one process, phase by phase (no start-up, no imports). Prints tables of
-medians.
+"""What `lane-arena-place` adds to xdsl-opt's own parse, verify and print of a step: the 17-line example
+(`examples/decode.mlir`) and a real decode step (`lanearena build qwen3-0.6b`), each through `xdsl-opt` with and
+without the pass as whole processes (start-up and imports included), runs alternating so that both see the same
+machine load; then, in one process, the pass's own work apart from the placement's (`placement.place`). Prints
+tables of medians.
 
     python bench/parse_cost.py [--config qwen3-0.6b] [--runs 7]
 """
@@ -16,14 +17,59 @@ import tempfile
 import time
 from pathlib import Path
 
-from lanearena import api
+from lanearena import api, placement
+from lanearena.analysis.lifetimes import problem
+from lanearena.passes.convert import step_of, steps
 from lanearena.passes.place import place_module
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "decode.mlir"
 
 
 def run(argv: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def processes(files: dict[str, Path], runs: int) -> None:
+    """`xdsl-opt FILE` against `xdsl-opt FILE -p lane-arena-place`, alternating, for each file."""
+    print("| file | xdsl-opt (parse, verify, print) | with -p lane-arena-place | ratio |")
+    print("|---|---|---|---|")
+    for name, path in files.items():
+        plain, placed = [], []
+        for _ in range(runs):
+            plain.append(run(["xdsl-opt", str(path)]))
+            placed.append(run(["xdsl-opt", str(path), "-p", "lane-arena-place"]))
+        a, b = statistics.median(plain), statistics.median(placed)
+        ratios = statistics.median(p / q for p, q in zip(placed, plain, strict=True))
+        print(f"| {name} | {a:.3f} s | {b:.3f} s | {ratios:.2f}x |")
+
+
+def in_process(files: dict[str, Path], runs: int) -> None:
+    """The phases of one process (imports done): parse and verify, print; the pass, and the placement inside it."""
+    print(
+        "| file | parse + verify + print | lane-arena-place | placement.place in it | the rest | rest vs parse+print |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name, path in files.items():
+        text = path.read_text()
+        base, passes, places = [], [], []
+        for _ in range(runs):
+            start = time.perf_counter()
+            module = api.parse(text)
+            str(module)
+            base.append(time.perf_counter() - start)
+            (step_op,) = steps(module)
+            items = problem(step_of(step_op)[0]).items
+            buffers = [placement.Buffer(it.label, it.first, it.last + 1, it.bytes) for it in items]
+            start = time.perf_counter()
+            placement.place(buffers)
+            places.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            place_module(module)
+            passes.append(time.perf_counter() - start)
+        b, p, q = statistics.median(base), statistics.median(passes), statistics.median(places)
+        print(f"| {name} | {b:.4f} s | {p:.4f} s | {q:.4f} s | {p - q:.4f} s | {(p - q) / b:.1%} |")
 
 
 def main(argv: list[str]) -> int:
@@ -34,59 +80,16 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         step = Path(tmp) / "step.mlir"
         subprocess.run(["lanearena", "build", args.config, "-o", str(step)], check=True, stderr=subprocess.DEVNULL)
-        cases = {
-            "xdsl-opt (parse, verify, print)": ["xdsl-opt", str(step)],
-            "xdsl-opt -p lane-arena-place": ["xdsl-opt", str(step), "-p", "lane-arena-place"],
-            "xdsl-opt -p lane-arena-place{algorithm=greedy}": [
-                "xdsl-opt",
-                str(step),
-                "-p",
-                "lane-arena-place{algorithm=greedy}",
-            ],
-            "xdsl-opt --help (start-up alone)": ["xdsl-opt", "--help"],
+        files = {
+            f"{EXAMPLE.name} (17 lines)": EXAMPLE,
+            f"{args.config} ({step.read_text().count(chr(10))} lines)": step,
         }
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(args.runs):
-            for name, cmd in cases.items():
-                times[name].append(run(cmd))
-        text = step.read_text()
-    lines = text.count("\n")
-    base = statistics.median(times["xdsl-opt (parse, verify, print)"])
-    startup = statistics.median(times["xdsl-opt --help (start-up alone)"])
-    print(f"{args.config} ({lines} lines): median of {args.runs} runs each, alternating")
-    print("| command | median | vs parse+print | vs parse+print, start-up excluded |")
-    print("|---|---|---|---|")
-    for name, ts in times.items():
-        m = statistics.median(ts)
-        extra = (m - startup) / (base - startup) - 1 if "help" not in name else None
-        print(f"| {name} | {m:.3f} s | {m / base - 1:+.1%} | {'' if extra is None else f'{extra:+.1%}'} |")
-    print()
-    phases: dict[str, list[float]] = {
-        "parse and verify": [],
-        "print": [],
-        "lane-arena-place": [],
-        "print the placed step": [],
-    }
-    for _ in range(args.runs):
-        module, t = timed(lambda: api.parse(text))
-        phases["parse and verify"].append(t)
-        # Each lambda binds this round's module (run at once, but the binding says so).
-        phases["print"].append(timed(lambda m=module: str(m))[1])
-        phases["lane-arena-place"].append(timed(lambda m=module: place_module(m))[1])
-        phases["print the placed step"].append(timed(lambda m=module: str(m))[1])
-    whole = statistics.median(phases["parse and verify"]) + statistics.median(phases["print"])
-    print("in one process (imports done):")
-    print("| phase | median | vs parse+print |")
-    print("|---|---|---|")
-    for name, ts in phases.items():
-        print(f"| {name} | {statistics.median(ts):.3f} s | {statistics.median(ts) / whole:.1%} |")
+        print(f"whole processes, median of {args.runs} runs each, alternating:")
+        processes(files, args.runs)
+        print()
+        print(f"in one process, median of {args.runs} runs:")
+        in_process(files, args.runs)
     return 0
-
-
-def timed(f):
-    start = time.perf_counter()
-    out = f()
-    return out, time.perf_counter() - start
 
 
 if __name__ == "__main__":

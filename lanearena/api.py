@@ -3,12 +3,12 @@ its steps, read back the plan. Errors in user input come back as `UserError` wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.parser import Parser
+from xdsl.ir import Dialect
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from lanearena.analysis.plan import ArenaPlan
@@ -20,39 +20,34 @@ from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
 from lanearena.passes.verify import LaneArenaVerify
+from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
 
 
-def context() -> Context:
-    """A context with the builtin, `lane` and `arena` dialects loaded."""
+def context(*dialects: Dialect) -> Context:
+    """A context with the builtin, `lane` and `arena` dialects loaded, and `dialects` (the kinds of a model compiler
+    of its own, say)."""
     ctx = Context()
-    for d in (Builtin, LANE, ARENA):
+    for d in (Builtin, LANE, ARENA, *dialects):
         ctx.load_dialect(d)
     return ctx
 
 
-def parse(text: str, name: str = "<input>") -> ModuleOp:
-    """The module `text` holds, verified; a parse or verification error is a `UserError` naming `name` and the
-    line."""
+def parse(text: str, name: str = "<input>", dialects: Sequence[Dialect] = ()) -> ModuleOp:
+    """The module `text` holds (in the builtin, `lane`, `arena` and `dialects` dialects), verified; a parse or
+    verification error is a `UserError` that starts with the `file:line:col` of the op at fault (`name` and the
+    line)."""
     try:
-        module = Parser(context(), text, name).parse_module()
-        module.verify()
-    except ParseError as e:
-        lines = e.msg.strip().splitlines()
-        raise UserError(f"{e.span.get_location()}: {lines[0] if lines else 'malformed input'}") from e
-    except DiagnosticException as e:
-        message = _first_line(e)  # verifier messages start with the op's file:line:col
-        raise UserError(message if message.startswith(f"{name}:") else f"{name}: {message}") from e
+        module = parse_located(context(*dialects), text, name)
+        verify_located(module)
+    except (ParseError, LocatedDiagnostic) as e:
+        at, message = located_message(e, name)
+        raise UserError(f"{at}: {message}") from e
     return module
 
 
 def parse_file(path: str | Path) -> ModuleOp:
     """The module in file `path` (see `parse`)."""
     return parse(read_text(path), str(path))
-
-
-def _first_line(e: Exception) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def place(

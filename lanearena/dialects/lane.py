@@ -2,64 +2,65 @@
 
 A `lane.step` holds the step's tensors (inputs, weights, state kept across steps, computed tensors and views of
 them), its launches in order, and its outputs. A launch reads and writes tensors, each through one of its arrays
-(`plain` or `quant`); a kernel-kind op (`lane.gemv`, `lane.norm`, ...) derives how it writes and which scratch it asks
-for from its parameters (`lanearena.kinds`), a generic `lane.launch` spells them out."""
+(`plain` or `quant`); a kernel-kind op (`lane.gemv`, `lane.norm`, ...: `dialects.kinds`) derives how it writes and
+which scratch it asks for from its parameters, a generic `lane.launch` spells them out."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import (
-    StringAttr,
-    SymbolNameConstraint,
-)
-from xdsl.ir import (
-    Dialect,
-    Region,
-    SSAValue,
-)
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, i32
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
-    IRDLOperation,
+    AttrSizedOperandSegments,
     irdl_op_definition,
+    operand_def,
     prop_def,
-    region_def,
     traits_def,
+    var_operand_def,
 )
-from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.dialects.attrs import FormAttr, NumericsAttr, WriteAttr, WriteKind
-from lanearena.dialects.lane_launches import KERNEL_OPS, GenericLaunchOp, KernelOp, LaunchOp, PartAttr, ScratchAttr
-from lanearena.dialects.lane_tensors import (
+from lanearena.dialects.attrs import (
     ELEMENTS,
-    ComputedDef,
-    InputOp,
-    OutputOp,
-    StateOp,
-    TensorDef,
-    TensorOp,
+    BinaryAttr,
+    FormAttr,
+    NumericsAttr,
+    PartAttr,
+    ScratchAttr,
     TensorType,
-    ViewOp,
-    WeightOp,
-    _length,
+    WriteAttr,
+    WriteKind,
+    form_attrs,
+)
+from lanearena.dialects.base import (
+    IN_STEP,
+    TENSOR_FORMAT,
+    ComputedDef,
+    KernelOp,
+    LaunchOp,
+    OutputOp,
+    StepOp,
+    TensorDef,
     tensor_def,
     tensor_type,
 )
-from lanearena.dialects.located import error_at, located_op, where
-from lanearena.model import Form, Numerics
+from lanearena.dialects.directives import Name, Reads, Writes
+from lanearena.dialects.kinds import KERNEL_OPS
+from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
 
 __all__ = [
     "ELEMENTS",
     "KERNEL_OPS",
     "LANE",
     "ComputedDef",
-    "FormAttr",
     "GenericLaunchOp",
     "InputOp",
     "KernelOp",
     "LaunchOp",
-    "NumericsAttr",
     "OutputOp",
-    "PartAttr",
-    "ScratchAttr",
     "StateOp",
     "StepOp",
     "TensorDef",
@@ -67,153 +68,204 @@ __all__ = [
     "TensorType",
     "ViewOp",
     "WeightOp",
-    "WriteAttr",
-    "WriteKind",
     "tensor_def",
 ]
 
+# --- Tensors -----------------------------------------------------------------------------------------------------
 
-# --- The step ----------------------------------------------------------------------------------------------------
+
+class _GivenDef(TensorDef):
+    """A tensor the step is given: `lane.input "x" : !lane.tensor<2048xf32>`."""
+
+    assembly_format = TENSOR_FORMAT.format("")
+
+    def __init__(self, tensor: str, type: TensorType):
+        super().__init__(result_types=[type], properties={"tensor": StringAttr(tensor)})
 
 
-@located_op
 @irdl_op_definition
-class StepOp(IRDLOperation):
-    """`lane.step @decode numerics(int8) { ... lane.output %y : ... }`: one step of a model, a symbol, ending with
-    its `lane.output`."""
+class InputOp(_GivenDef):
+    """`%x = lane.input "x" : !lane.tensor<2048xf32>`: a tensor the step is given; never placed."""
 
-    name = "lane.step"
-    sym_name = prop_def(SymbolNameConstraint())
-    numerics = prop_def(NumericsAttr)
-    body = region_def("single_block")
-    assembly_format = "$sym_name `numerics` `(` $numerics `)` attr-dict-with-keyword $body"
-    # The step's verifier requires lane.output last, with the step's location in its message; NoTerminator keeps
-    # xDSL's own check (an unlocated message about whichever op ends the block) from running first.
-    traits = traits_def(NoTerminator(), IsolatedFromAbove(), SymbolOpInterface())
+    name = "lane.input"
+    ROLE: ClassVar[str] = "input"
 
-    def __init__(self, name: str, numerics: str, body: Region):
+
+@irdl_op_definition
+class WeightOp(_GivenDef):
+    """`%w = lane.weight "wq" : !lane.tensor<4096x2048xi8>`: a weight (i8: Q8_0, a scale a block of the last
+    dimension); never placed, never written."""
+
+    name = "lane.weight"
+    ROLE: ClassVar[str] = "weight"
+
+
+@irdl_op_definition
+class StateOp(_GivenDef):
+    """`%kc = lane.state "k_cache" : !lane.tensor<...>`: memory kept across steps (a key/value cache); the step
+    reads and writes it, and it is never placed."""
+
+    name = "lane.state"
+    ROLE: ClassVar[str] = "state"
+
+
+@irdl_op_definition
+class TensorOp(ComputedDef):
+    """`%h = lane.tensor "h" forms(plain, quant) : !lane.tensor<2048xf32>`: a tensor the step computes, with the
+    arrays it is allocated in (plain by default). Once placed, its arrays live in the arena (`arena.tensor`) or keep
+    buffers of their own (`own(plain = output)`)."""
+
+    name = "lane.tensor"
+    assembly_format = TENSOR_FORMAT.format("custom<Forms>($forms)")
+    traits = traits_def(Pure(), IN_STEP)
+
+    def __init__(self, tensor: str, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,)):
+        super().__init__(result_types=[type], properties={"tensor": StringAttr(tensor), "forms": form_attrs(forms)})
+
+
+@irdl_op_definition
+class ViewOp(ComputedDef):
+    """`%qk = lane.view "qk" %q[2048] : !lane.tensor<1024xf32>`: an alias of `%q` starting 2048 elements in. A touch
+    of the view is a touch of the tensor it views, but for a quantized touch of a view that starts inside a block."""
+
+    name = "lane.view"
+    source = operand_def(TensorType)
+    offset = prop_def(IntegerAttr[I64])
+    assembly_format = TENSOR_FORMAT.format(
+        "custom<Tensor>($source, type($source)) `[` $offset `]` custom<Forms>($forms)"
+    )
+    traits = traits_def(Pure(), IN_STEP)
+
+    def __init__(
+        self, tensor: str, source: SSAValue, offset: int, type: TensorType, forms: Sequence[str] = (Form.PLAIN.value,)
+    ):
         super().__init__(
-            properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))}, regions=[body]
+            operands=[source],
+            result_types=[type],
+            properties={"tensor": StringAttr(tensor), "offset": IntegerAttr(offset, 64), "forms": form_attrs(forms)},
         )
 
     @property
-    def step_numerics(self) -> Numerics:
-        return self.numerics.data
+    def viewed(self) -> SSAValue:
+        return self.source
+
+    @property
+    def view_offset(self) -> int:
+        return self.offset.value.data
 
     def verify_(self) -> None:
-        step = f"lane.step @{self.sym_name.data}"
-        block = self.body.block
-        if block.args:
-            raise VerifyException(f"{step}: its body takes no arguments; tensors are defined by lane ops")
-        if not isinstance(block.last_op, OutputOp):
+        super().verify_()
+        src = self.source.owner
+        if not isinstance(src, ComputedDef):
+            raise VerifyException(f"lane.view '{self.tensor_name}': only a computed tensor or a view can be viewed")
+        t, viewed = self.result.type, tensor_type(self.source)
+        if t.element != viewed.element:
+            raise VerifyException(f"lane.view '{self.tensor_name}': element type differs from the viewed tensor's")
+        off, n, total = self.view_offset, t.length, viewed.length
+        if off < 0 or off + n > total:
             raise VerifyException(
-                f"{step}: its body ends with lane.output (the step's terminator), even with no tensors to hand back"
+                f"lane.view '{self.tensor_name}': elements [{off}, {off + n}) lie outside the {total} elements of "
+                f"'{src.tensor_name}'"
             )
-        _verify_unique_symbol(self)
-        names: dict[str, TensorDef] = {}
-        defined: set[SSAValue] = set()
-        for op in block.ops:
-            if not isinstance(op, (TensorDef, LaunchOp, OutputOp)) and op.dialect_name() != "arena":
-                raise error_at(op, f"{step} holds lane and arena ops only, not {op.name}")
-            for v in op.operands:
-                if v not in defined:
-                    raise error_at(op, f"{op.name} uses a tensor that no op before it in {step} defines")
-            defined.update(op.results)
-            if isinstance(op, TensorDef):
-                if op.tensor_name in names:
-                    raise error_at(op, f"{step}: tensor '{op.tensor_name}' defined twice")
-                names[op.tensor_name] = op
-        _verify_written(step, block)
-        _verify_arena(step, block)
 
 
-def _verify_unique_symbol(op: StepOp) -> None:
-    """No step before `op` in its block has its name: the second of two is the one at fault, at its location (the
-    symbol table's own check, run after the steps verify, names no line)."""
-    parent = op.parent
-    if parent is None:
-        return
-    for other in parent.ops:
-        if other is op:
-            return
-        if isinstance(other, StepOp) and other.sym_name == op.sym_name:
-            first = where(other).rstrip(": ") or "an earlier op"
-            raise error_at(op, f"lane.step @{op.sym_name.data} is defined twice, first at {first}")
+# --- The generic launch ------------------------------------------------------------------------------------------
 
 
-def _verify_written(step: str, block) -> None:
-    """Every computed tensor the step reads, and every output, is written by some launch of the step (before or
-    after the read: a read before the write is legal, it only keeps the array out of the arena). A write through
-    any view counts where the elements overlap, in the same form; views are followed whatever their offset, since
-    whether a quantized view shares its tensor's array depends on the block size the pass is given."""
-    root: dict[SSAValue, tuple[SSAValue, int]] = {}  # a tensor's root tensor, and its first element there
-    for op in block.ops:
-        if isinstance(op, ViewOp):
-            base, offset = root.get(op.source, (op.source, 0))
-            root[op.result] = (base, offset + op.view_offset)
-        elif isinstance(op, TensorDef):
-            root[op.result] = (op.result, 0)
+@irdl_op_definition
+class GenericLaunchOp(LaunchOp):
+    """`lane.launch "kernel"(%a, %b(quant)) -> (%c whole, %d(plain) part<64, 0, 32>, %e other) asks [..]`: a launch
+    of a kernel outside the library, with its writes and the scratch it asks for spelled out."""
 
-    def span(v: SSAValue) -> tuple[SSAValue, int, int]:
-        base, start = root[v]
-        return base, start, start + _length(tensor_type(v))
+    name = "lane.launch"
+    ins = var_operand_def(TensorType)
+    outs = var_operand_def(TensorType)
+    kernel = prop_def(StringAttr)
+    in_forms = prop_def(ArrayAttr[FormAttr])
+    out_forms = prop_def(ArrayAttr[ArrayAttr[FormAttr]])
+    out_how = prop_def(ArrayAttr[PartAttr | WriteAttr])
+    asks = prop_def(ArrayAttr[ScratchAttr], default_value=ArrayAttr(()))
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    custom_directives = (Name, Reads, Writes)
+    assembly_format = (
+        "custom<Name>($kernel) custom<Reads>($ins, type($ins), $in_forms) `->` "
+        "custom<Writes>($outs, type($outs), $out_forms, $out_how) (`asks` $asks^)? "
+        "(`scratch` `(` $buffers^ `)`)? attr-dict"
+    )
 
-    written: dict[tuple[SSAValue, str], list[tuple[int, int]]] = {}
-    for op in block.ops:
-        if isinstance(op, LaunchOp):
-            for v, forms in op.writes():
-                base, start, end = span(v)
-                for f in forms:
-                    written.setdefault((base, f), []).append((start, end))
+    def __init__(
+        self,
+        kernel: str,
+        ins: Sequence[tuple[SSAValue, Form]],
+        outs: Sequence[tuple[SSAValue, Sequence[Form], Attribute]],
+        asks: Sequence[ScratchAttr] = (),
+        buffers: Sequence[SSAValue] = (),
+    ):
+        super().__init__(
+            operands=[[v for v, _ in ins], [v for v, _, _ in outs], list(buffers)],
+            properties={
+                "kernel": StringAttr(kernel),
+                "in_forms": ArrayAttr(FormAttr(f) for _, f in ins),
+                "out_forms": ArrayAttr(form_attrs([f.value for f in fs]) for _, fs, _ in outs),
+                "out_how": ArrayAttr(h for _, _, h in outs),
+                "asks": ArrayAttr(asks),
+            },
+        )
 
-    def is_written(v: SSAValue, form: str) -> bool:
-        base, start, end = span(v)
-        return any(s < end and start < e for s, e in written.get((base, form), ()))
+    @property
+    def kind(self) -> str:
+        return self.kernel.data
 
-    for op in block.ops:
-        if isinstance(op, LaunchOp):
-            for v, form in op.reads():
-                if isinstance(v.owner, ComputedDef) and not is_written(v, form):
-                    raise error_at(
-                        op,
-                        f"{op.name} reads the {form} form of '{v.owner.tensor_name}', which no launch of {step} "
-                        "writes: a computed tensor is written by the step (an input is given to it)",
-                    )
-        elif isinstance(op, OutputOp):
-            for v in op.values:
-                if isinstance(v.owner, ComputedDef) and not is_written(v, Form.PLAIN.value):
-                    raise error_at(op, f"lane.output '{v.owner.tensor_name}': no launch of {step} writes it")
+    def take_buffers(self, buffers: Sequence[SSAValue]) -> None:
+        super().take_buffers(buffers)
+        sizes = [len(self.ins), len(self.outs), len(buffers)]
+        self.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
 
+    def reads(self) -> list[tuple[SSAValue, Form]]:
+        return list(dict.fromkeys((v, f.data) for v, f in zip(self.ins, self.in_forms.data, strict=True)))
 
-def _verify_arena(step: str, block) -> None:
-    """The step's placement: at most one arena.alloc, before every op that uses it; each scratch or counter
-    buffer taken by exactly one launch, with tags distinct within a launch."""
-    from lanearena.dialects import arena  # the arena dialect is built on this one
+    def writes(self) -> list[tuple[SSAValue, Form, WriteHow]]:
+        return [
+            (v, f.data, _how(how))
+            for v, forms, how in zip(self.outs, self.out_forms.data, self.out_how.data, strict=True)
+            for f in forms.data
+        ]
 
-    allocs = [op for op in block.ops if isinstance(op, arena.AllocOp)]
-    if len(allocs) > 1:
-        raise error_at(allocs[1], f"{step}: more than one arena.alloc (a step has one arena)")
-    for op in block.ops:
-        if isinstance(op, (arena.ScratchOp, arena.CounterOp)):
-            users = [u.operation for u in op.result.uses]
-            if len(users) != 1 or not isinstance(users[0], LaunchOp):
-                raise error_at(
-                    op,
-                    f'{op.name} "{op.tag.data}": taken by {len(users)} ops, but a scratch or '
-                    "counter buffer is one launch's",
+    def written_operands(self) -> list[tuple[SSAValue, tuple[Form, ...]]]:
+        return [(v, tuple(f.data for f in fs.data)) for v, fs in zip(self.outs, self.out_forms.data, strict=True)]
+
+    def scratch(self, numerics: Numerics) -> list[Scratch]:
+        return [Scratch(s.tag.data, s.elem.data, s.bytes.data, bool(s.counter.data)) for s in self.asks.data]
+
+    def verify_(self) -> None:
+        if not self.kernel.data:
+            raise VerifyException("lane.launch: the kernel needs a name")
+        if len(self.in_forms.data) != len(self.ins) or len(self.out_forms.data) != len(self.outs):
+            raise VerifyException(f'lane.launch "{self.kernel.data}": one form list per operand')
+        if len(self.out_how.data) != len(self.outs):
+            raise VerifyException(f'lane.launch "{self.kernel.data}": one write kind per written operand')
+        super().verify_()
+        for v, how in zip(self.outs, self.out_how.data, strict=True):
+            n = tensor_type(v).length
+            if isinstance(how, PartAttr) and n % how.pitch.data:
+                raise VerifyException(
+                    f"lane.launch \"{self.kernel.data}\" writes '{tensor_def(v).tensor_name}' in parts of every "
+                    f"{how.pitch.data} values, which do not divide its {n} into units"
                 )
-        elif isinstance(op, LaunchOp) and op.buffers:
-            owners = [b.owner for b in op.buffers]
-            buffers = [o for o in owners if isinstance(o, (arena.ScratchOp, arena.CounterOp))]
-            if len(buffers) != len(owners):
-                raise error_at(op, f"{op.name}: scratch(...) takes arena.scratch and arena.counter values only")
-            tags = [b.tag.data for b in buffers]
-            if len(set(tags)) != len(tags):
-                raise error_at(op, f"{op.name}: scratch tags taken twice ({', '.join(tags)})")
+        tags = [s.tag.data for s in self.asks.data]
+        if len(set(tags)) != len(tags):
+            raise VerifyException(f'lane.launch "{self.kernel.data}": scratch tags must be distinct')
+
+
+def _how(attr: Attribute) -> WriteHow:
+    if isinstance(attr, PartAttr):
+        return Part(attr.pitch.data, attr.start.data, attr.width.data)
+    assert isinstance(attr, WriteAttr)  # IRDL constrains it to a part or a write kind
+    return Whole() if attr.data is WriteKind.WHOLE else Other()
 
 
 LANE = Dialect(
     "lane",
-    [InputOp, WeightOp, StateOp, TensorOp, ViewOp, OutputOp, GenericLaunchOp, StepOp, *KERNEL_OPS.values()],
-    [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr],
+    [StepOp, InputOp, WeightOp, StateOp, TensorOp, ViewOp, OutputOp, GenericLaunchOp, *KERNEL_OPS.values()],
+    [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr, BinaryAttr],
 )

@@ -1,22 +1,22 @@
 """Builds a `lane.step` op by op, as a model compiler embedding lanearena does: tensors by name, launches of the
-kernel kinds (`lanearena.kinds`) or of any other kernel, outputs. Ops are made directly, never parsed, and each is
+kernel kinds (`dialects.kinds`) or of any other kernel, outputs. Ops are made directly, never parsed, and each is
 checked as it is added, so a mistake fails at the call that made it with a `ValueError` that names the tensor."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from lanearena import kinds
 from lanearena.dialects import lane
-from lanearena.dialects.syntax import FORMS
+from lanearena.dialects.attrs import ELEMENTS, PartAttr, ScratchAttr, TensorType, WriteAttr, WriteKind
+from lanearena.dialects.directives import FORMS
 from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
 
-TensorValue = SSAValue[lane.TensorType]
+TensorValue = SSAValue[TensorType]
 """The value of a tensor of the step (the builder's methods return them)."""
 
 Operand = SSAValue | tuple[SSAValue, str | Form]
@@ -27,8 +27,6 @@ Written = SSAValue | tuple[SSAValue, str | Form | Sequence[str | Form]]
 
 GenericWritten = Written | tuple[SSAValue, str | Form | Sequence[str | Form], str | WriteHow]
 """A generic launch's written operand: as `Written`, and how it is written (`whole` by default)."""
-
-"""The parameters that make a kernel launch's writes a part of every unit."""
 
 
 def _hint(name: str) -> str:
@@ -105,22 +103,32 @@ class StepBuilder:
     # --- Launches --------------------------------------------------------------------------------------------------
 
     def launch(
-        self, kind: str, ins: Sequence[Operand], outs: Sequence[Written], **params: int | float | str
+        self,
+        kind: str | type[lane.KernelOp],
+        ins: Sequence[Operand],
+        outs: Sequence[Written],
+        **params: int | float | str,
     ) -> lane.KernelOp:
-        """A launch of kernel kind `kind` (`gemv`, `norm`, ...): `ins` and `outs` in the kind's operand order,
-        `params` its parameters (`split=4`, `eps=1e-6`; `pitch`, `start` and `width` for a part write)."""
-        op_class = lane.KERNEL_OPS.get(kind)
+        """A launch of kernel kind `kind` (`gemv`, `norm`, ..., or the op class of a kind defined elsewhere): `ins`
+        and `outs` in the kind's operand order, `params` its parameters (`split=4`, `eps=1e-6`; `pitch`, `start` and
+        `width` for a part write)."""
+        op_class = kind if isinstance(kind, type) else lane.KERNEL_OPS.get(kind)
         if op_class is None:
             raise ValueError(
                 f"unknown launch kind '{kind}' (kinds: {', '.join(lane.KERNEL_OPS)}); a kernel of another kind is "
                 "added with generic()"
             )
-        where = f"launch #{self._launch_count} ({kind})"
-        op = op_class(
-            [self._read(v, where) for v in ins],
-            [self._written(v, where, with_how=False) for v in outs],
-            self._params(op_class.KIND, params, where),
-        )
+        where = f"launch #{self._launch_count} ({op_class.name.split('.', 1)[1]})"
+        ins_ = [self._read(v, where) for v in ins]
+        outs_ = [self._written(v, where, with_how=False) for v in outs]
+        try:
+            op = op_class.make(
+                [(v, Form(f)) for v, f in ins_],
+                [(v, tuple(Form(f) for f in fs)) for v, fs in outs_],
+                params,
+            )
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
         return self._add(op)
 
     def generic(
@@ -137,13 +145,14 @@ class StepBuilder:
             raise ValueError(f"{where}: scratch is a list of lanearena.model.Scratch")
         try:
             attrs = [
-                lane.ScratchAttr(StringAttr(s.tag), StringAttr(s.elem), IntAttr(s.bytes), IntAttr(int(s.counter)))
+                ScratchAttr(StringAttr(s.tag), StringAttr(s.elem), IntAttr(s.bytes), IntAttr(int(s.counter)))
                 for s in scratch
             ]
         except DiagnosticException as e:
             raise ValueError(f"{where}: {e}") from e
-        written = [self._written(v, where, with_how=True) for v in outs]
-        return self._add(lane.GenericLaunchOp(kernel, [self._read(v, where) for v in ins], written, attrs))
+        reads = [(v, Form(f)) for v, f in (self._read(v, where) for v in ins)]
+        written = [(v, [Form(f) for f in fs], how) for v, fs, how in (self._written(v, where, True) for v in outs)]
+        return self._add(lane.GenericLaunchOp(kernel, reads, written, attrs))
 
     def output(self, *values: SSAValue) -> None:
         """Marks `values` as what the step hands back (never placed in the arena)."""
@@ -176,15 +185,15 @@ class StepBuilder:
 
     # --- Helpers ---------------------------------------------------------------------------------------------------
 
-    def _type(self, name: str, shape: int | Sequence[int], elem: str) -> lane.TensorType:
+    def _type(self, name: str, shape: int | Sequence[int], elem: str) -> TensorType:
         if isinstance(shape, int):
             shape = (shape,)
         dims = tuple(shape)
         if not dims or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
             raise ValueError(f"tensor '{name}': a shape is one or more positive integers, not {shape!r}")
-        if elem not in lane.ELEMENTS:
-            raise ValueError(f"tensor '{name}': elements are {', '.join(lane.ELEMENTS)}, not {elem!r}")
-        return lane.TensorType(dims, lane.ELEMENTS[elem])
+        if elem not in ELEMENTS:
+            raise ValueError(f"tensor '{name}': elements are {', '.join(ELEMENTS)}, not {elem!r}")
+        return TensorType(dims, ELEMENTS[elem])
 
     def _define(self, op: lane.TensorDef) -> TensorValue:
         self._check_open()
@@ -243,34 +252,19 @@ class StepBuilder:
         value, forms, *how = (*parts, *given[len(parts) :])
         return (self._value(value, where), _forms(forms, where), *(_how(h, where) for h in how))
 
-    @staticmethod
-    def _params(kind: kinds.Kind, params: Mapping[str, object], where: str) -> dict[str, int | float | str]:
-        """`params` checked against the kind's, integers made floats where the kind's are floats."""
-        out: dict[str, int | float | str] = {}
-        for name, value in params.items():
-            if name not in kind.params and name not in kinds.PART_PARAMS:
-                raise ValueError(
-                    f"{where}: unknown parameter '{name}' (takes {', '.join((*kind.params, *kinds.PART_PARAMS))})"
-                )
-            if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-                raise ValueError(f"{where}: parameter '{name}' is an integer, a float or a string, not {value!r}")
-            default = kind.params.get(name)
-            out[name] = float(value) if isinstance(default, float) and isinstance(value, int) else value
-        return out
-
 
 def _how(how: object, where: str) -> Attribute:
     """How a generic launch writes an operand, as the attribute `lane.launch` keeps."""
     if isinstance(how, Part):
         try:
-            return lane.PartAttr(IntAttr(how.pitch), IntAttr(how.start), IntAttr(how.width))
+            return PartAttr(how.pitch, how.start, how.width)
         except DiagnosticException as e:
             raise ValueError(f"{where}: {e}") from e
     if isinstance(how, (Whole, Other)):
         how = "whole" if isinstance(how, Whole) else "other"
     if not isinstance(how, str) or how not in ("whole", "other"):
         raise ValueError(f"{where}: a write is 'whole', 'other' or a lanearena.model.Part, not {how!r}")
-    return lane.WriteAttr(lane.WriteKind(how))
+    return WriteAttr(WriteKind(how))
 
 
 def _tensor_def(v: SSAValue) -> lane.TensorDef:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from lanearena import kinds
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.frontend.builder import StepBuilder
 from lanearena.model import Form, Launch, Role, Step, Tensor
 
@@ -25,7 +25,7 @@ def module_of(step: Step) -> ModuleOp:
     for t in _definition_order(step):
         values[t.name] = _define(b, t, values)
     for launch in step.launches:
-        if launch.kind in kinds.KINDS:
+        if launch.kind in KERNEL_OPS:
             _kernel(b, launch, values)
         else:
             _generic(b, launch, values)
@@ -80,9 +80,7 @@ def _kernel(b: StepBuilder, launch: Launch, values: dict[str, SSAValue]) -> None
         forms = read_forms.get(name) or [Form.PLAIN]
         ins.append((values[name], forms.pop(0) if len(forms) > 1 else forms[0]))
     outs = [(values[name], _written_forms(launch, name)) for name in launch.outs]
-    # Defaults stay implicit: a flag's 0 (`tc`, `paired`) or `whole`'s is its absence.
-    defaults = kinds.KINDS[launch.kind].params
-    b.launch(launch.kind, ins, outs, **{k: v for k, v in launch.params.items() if defaults.get(k) != v})
+    b.launch(launch.kind, ins, outs, **launch.params)
 
 
 def _generic(b: StepBuilder, launch: Launch, values: dict[str, SSAValue]) -> None:

@@ -8,11 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from lanearena.analysis.plan import ArenaPlan
+from lanearena.dialects import lane
+from lanearena.frontend.from_model import module_of
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load, max_abs_err, random_feeds, unshared
 from lanearena.model import Step
+from lanearena.passes.convert import place_step, steps
 
 
 def resolve_backend(backend: str = "auto") -> str:
@@ -44,9 +47,16 @@ class Comparison:
     """What ran the placed step: the GPU and driver found, or the numpy runtime."""
 
 
+def placed_ir(step: Step, plan: ArenaPlan) -> lane.StepOp:
+    """`step` as a `lane.step` rewritten onto the arena `plan` places it on."""
+    (op,) = steps(module_of(step))
+    place_step(op, step, plan)
+    return op
+
+
 def run_placed(step: Step, plan: ArenaPlan, device, feeds) -> dict[str, np.ndarray]:
     """`step`'s results on `device` when run as `plan` places it."""
-    return load(emit(step, plan)).run(device, feeds)
+    return load(emit(placed_ir(step, plan))).run(device, feeds)
 
 
 def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) -> Comparison:

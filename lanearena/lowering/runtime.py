@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from lanearena.analysis.plan import ArenaPlan
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
-from lanearena.kinds import KINDS
 from lanearena.lowering.quant import packed, quantize
 from lanearena.model import ALIGN, Role, Step, aligned
 
@@ -93,10 +93,10 @@ def _uses(step: Step) -> dict[str, list[tuple[str, str, object]]]:
     """How each tensor is used: (launch kind, operand name, launch) for every launch operand it fills."""
     uses: dict[str, list] = {}
     for launch in step.launches:
-        k = KINDS.get(launch.kind)
+        k = KERNEL_OPS.get(launch.kind)
         if k is None:
             continue
-        for names, values in ((k.ins, launch.ins), (k.outs, launch.outs)):
+        for names, values in ((k.ins(), launch.ins), (k.WRITES, launch.outs)):
             for operand, tensor in zip(names, values, strict=False):
                 uses.setdefault(tensor, []).append((launch.kind, operand, launch))
     return uses

@@ -15,7 +15,7 @@ from lanearena.errors import UserError
 from lanearena.limits import oversized
 from lanearena.lowering.emit import emit
 from lanearena.model import QBLOCK
-from lanearena.passes.convert import plan_of, step_of, steps
+from lanearena.passes.convert import alloc_of, steps
 
 
 def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
@@ -25,15 +25,15 @@ def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
         raise UserError(f"lane-pycuda lowers one lane.step a module, found {len(found)}")
     if problems := oversized(found[0]):
         raise UserError("\n".join(problems))
-    plan = plan_of(found[0])
-    if plan is None:
+    alloc = alloc_of(found[0])
+    if alloc is None:
         raise UserError(f"lane.step @{found[0].sym_name.data} is not placed: run lane-arena-place first")
     try:
-        options.align(plan.align, "arena.alloc's align")
+        options.align(alloc.align.value.data, "arena.alloc's align")
         options.qblock(qblock)
     except options.OptionError as e:
         raise UserError(f"lane.step @{found[0].sym_name.data}: {e}") from None
-    return emit(step_of(found[0])[0], plan, qblock)
+    return emit(found[0], qblock)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 bytes, so two views of one arena share bytes as they would when compiled. Every fresh allocation, and every view of
 an arena made by `memref-arena-place` (the allocation it stands for), is poisoned: 0xFF bytes, NaN for floats, -1
 for integers, so a read of bytes that another live buffer owns shows in the output. Also the few scalar ops xDSL's
-interpreter lacks that the tests' functions use (`arith.sitofp`, `arith.divf`)."""
+interpreter lacks that the tests' functions use (`arith.sitofp`, `arith.divf`), and affine accesses as xDSL parses
+them."""
 
 from __future__ import annotations
 
@@ -14,15 +15,28 @@ from math import prod
 from typing import Any
 
 import numpy
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, FloatAttr, MemRefType, PackableType
+from xdsl.dialects import affine, arith, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    PackableType,
+)
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreters import builtin as builtin_functions
 from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
+from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError
 
 from lanearena.memref.lifetimes import ARENA_ATTR
+
+_scalar_attr = getattr(builtin_functions, "scalar_attr", None)
+"""How xDSL 0.75 makes an interpreted scalar (an attribute); 0.74 keeps the number itself and has none."""
 
 POISON = 0xFF
 """The byte every fresh allocation is filled with."""
@@ -30,8 +44,10 @@ POISON = 0xFF
 
 @dataclass
 class StridedArray(ShapedArray[Any]):
-    """A memref's value: `_data` points at its first element within `base`, the bytes of its allocation, and an
-    index steps `strides` elements per dimension."""
+    """A memref's value: `_data` points at its first element and an index steps `strides` elements per dimension.
+    `base` is the aligned pointer of MLIR's memref descriptor: the start of the allocation, or of the `memref.view`
+    it was taken from (MLIR's lowering folds a view's byte shift into that pointer); `subview`, `cast`,
+    `collapse_shape` and `expand_shape` keep it, and `reinterpret_cast` counts its offset from it."""
 
     strides: list[int]
     base: RawPtr
@@ -85,9 +101,26 @@ def poisoned(count: int, xtype: PackableType[Any]) -> TypedPtr[Any]:
     return TypedPtr(RawPtr(bytearray([POISON]) * (count * xtype.compile_time_size)), xtype=xtype)
 
 
+def held(value: int | float, type: Attribute, bitwidth: int) -> Any:
+    """`value` of `type` as the interpreter keeps a scalar: an attribute under xDSL 0.75, the number under 0.74."""
+    if _scalar_attr is None:
+        return value
+    return _scalar_attr(value, type, bitwidth)
+
+
+def number(value: Any) -> Any:
+    """An interpreted scalar's number: xDSL 0.75's interpreter keeps scalars as attributes, 0.74's as numbers."""
+    return value.value.data if isinstance(value, (IntegerAttr, FloatAttr)) else value
+
+
+def scalar(value: float, like: Any, type: AnyFloat) -> Any:
+    """A float result kept as the interpreter kept `like`, an argument: an attribute or a number."""
+    return FloatAttr(value, type) if isinstance(like, (IntegerAttr, FloatAttr)) else value
+
+
 def _sizes(static: Sequence[int], dynamic: Sequence[Any]) -> list[int]:
     """`static` with each dynamic entry taken in turn from `dynamic` (interpreted index values)."""
-    values = iter(v.value.data for v in dynamic)
+    values = iter(number(v) for v in dynamic)
     return [next(values) if s == DYNAMIC_INDEX else s for s in static]
 
 
@@ -125,13 +158,14 @@ class ByteMemrefFunctions(InterpreterFunctions):
         assert isinstance(kind, MemRefType)
         shape = _sizes(kind.get_shape(), dynamic)
         xtype = xtype_for_el_type(kind.get_element_type(), interpreter.index_bitwidth)
-        raw = source.data_ptr.raw + shift.value.data
+        shift = number(shift)
+        raw = source.data_ptr.raw + shift
         size = prod(shape) * xtype.compile_time_size
-        if not 0 <= shift.value.data <= source.size * source.element_bytes() - size:  # a 1-D i8 source
-            raise InterpretationError(f"memref.view of {size} bytes at byte {shift.value.data} lies outside its source")
+        if not 0 <= shift <= source.size * source.element_bytes() - size:  # a 1-D i8 source
+            raise InterpretationError(f"memref.view of {size} bytes at byte {shift} lies outside its source")
         if isinstance(op.source.owner, memref.AllocOp) and ARENA_ATTR in op.source.owner.attributes:
             raw.memory[raw.offset : raw.offset + size] = bytearray([POISON]) * size
-        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), source.base),)
+        return (StridedArray(TypedPtr(raw, xtype=xtype), shape, row_major(shape), raw),)
 
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues) -> PythonValues:
@@ -174,7 +208,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
         source = strided(args[0])
         sizes, strides = [], []
         for group in op.reassociation:
-            dims = [d.value.data for d in group]
+            dims = [number(d) for d in group]
             sizes.append(prod(source.shape[d] for d in dims))
             strides.append(source.strides[dims[-1]] if dims else 1)
         return (_at(source, 0, source.element_type, sizes, strides),)
@@ -186,7 +220,7 @@ class ByteMemrefFunctions(InterpreterFunctions):
         strides = [0] * len(shape)
         for source_dim, group in enumerate(op.reassociation):
             step = source.strides[source_dim]
-            for d in reversed([d.value.data for d in group]):
+            for d in reversed([number(d) for d in group]):
                 strides[d] = step
                 step *= shape[d]
         return (_at(source, 0, source.element_type, shape, strides),)
@@ -200,23 +234,50 @@ class ByteMemrefFunctions(InterpreterFunctions):
 
 
 @register_impls
+class AffineAccessFunctions(InterpreterFunctions):
+    """`affine.load` and `affine.store` whose map takes symbols as well as dimensions (xDSL's parser makes every index
+    operand a symbol; xDSL's own functions pass them all as dimensions)."""
+
+    @impl(affine.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: affine.LoadOp, args: PythonValues) -> PythonValues:
+        memref, *indices = args
+        value = memref.load(_affine_index(op.map, indices))
+        return (held(value, op.result.type, interpreter.index_bitwidth),)
+
+    @impl(affine.StoreOp)
+    def run_store(self, interpreter: Interpreter, op: affine.StoreOp, args: PythonValues) -> PythonValues:
+        value, memref, *indices = args
+        memref.store(_affine_index(op.map, indices), number(value))
+        return ()
+
+
+def _affine_index(map_: AffineMapAttr | None, operands: Sequence[Any]) -> tuple[int, ...]:
+    """The index `map_` gives for `operands` (interpreted index values): its dimensions, then its symbols."""
+    assert map_ is not None
+    values = [number(v) for v in operands]
+    dims = map_.data.num_dims
+    return tuple(map_.data.eval(values[:dims], values[dims:]))
+
+
+@register_impls
 class ScalarFunctions(InterpreterFunctions):
     """Scalar ops xDSL's interpreter lacks."""
 
     @impl(arith.SIToFPOp)
     def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues) -> PythonValues:
         assert isinstance(op.result.type, AnyFloat)
-        return (FloatAttr(float(args[0].value.data), op.result.type),)
+        return (scalar(float(number(args[0])), args[0], op.result.type),)
 
     @impl(arith.DivfOp)
     def run_divf(self, interpreter: Interpreter, op: arith.DivfOp, args: PythonValues) -> PythonValues:
         assert isinstance(op.result.type, AnyFloat)
         with numpy.errstate(divide="ignore", invalid="ignore"):  # IEEE: x/0 is an infinity or NaN
-            quotient = numpy.float64(args[0].value.data) / numpy.float64(args[1].value.data)
-        return (FloatAttr(float(quotient), op.result.type),)
+            quotient = numpy.float64(number(args[0])) / numpy.float64(number(args[1]))
+        return (scalar(float(quotient), args[0], op.result.type),)
 
 
 def register(interpreter: Interpreter) -> None:
     """Adds these functions to `interpreter`, over xDSL's own for the same ops."""
     interpreter.register_implementations(ByteMemrefFunctions(), override=True)
+    interpreter.register_implementations(AffineAccessFunctions(), override=True)
     interpreter.register_implementations(ScalarFunctions(), override=True)

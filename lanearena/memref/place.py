@@ -3,11 +3,13 @@ into one `memref.alloc() : memref<Nxi8>` by lifetime, each becoming a `memref.vi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i8, i64
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -22,7 +24,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from lanearena import options, placement
 from lanearena.dialects.located import where
 from lanearena.memref.lifetimes import ARENA_ATTR, FunctionLives, function_lives
-from lanearena.model import ALIGN
+from lanearena.memref.uses import AWAITED, USE_ENDS, UseEnd
+from lanearena.model import ALIGN, DEVICE_BYTES
 
 LOWER_BOUND_ATTR = "lanearena.lower_bound"
 ALGORITHM_ATTR = "lanearena.algorithm"
@@ -41,22 +44,32 @@ def buffers(lives: FunctionLives, align: int) -> list[placement.Buffer]:
 
 @dataclass
 class AllocIntoView(RewritePattern):
-    """A placed allocation becomes a view of the arena at its offset."""
+    """A placed allocation becomes a view of the arena at its offset, made just before its first use (the op of its
+    block that holds it): the view dominates every use. An identity layout or memory space 0 written out in the
+    allocation's type, which `memref.view` does not give, comes back through a `memref.cast`."""
 
-    views: dict[memref.AllocOp, tuple[memref.AllocOp, int]]
+    views: dict[memref.AllocOp, tuple[memref.AllocOp, int, Operation]]
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocOp, rewriter: PatternRewriter, /):
         if op not in self.views:
             return
-        arena, offset = self.views.pop(op)
+        arena, offset, first = self.views.pop(op)
         kind = op.memref.type
         assert isinstance(kind, MemRefType)
         shift = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-        if op.memref.name_hint is not None:
-            shift.result.name_hint = f"{op.memref.name_hint}_offset"
-        rewriter.insert(shift, InsertPoint.before(op))
-        rewriter.replace(op, memref.ViewOp(arena.memref, shift.result, (), kind))
+        plain = MemRefType(kind.get_element_type(), kind.get_shape())
+        view = memref.ViewOp(arena.memref, shift.result, (), plain)
+        made: list[Operation] = [shift, view]
+        if plain != kind:
+            made.append(memref.CastOp.get(view.result, kind))
+        name = op.memref.name_hint
+        if name is not None:
+            shift.result.name_hint = f"{name}_offset"
+            view.result.name_hint = f"{name}_bytes"
+            made[-1].results[0].name_hint = name
+        rewriter.insert(made, InsertPoint.before(first))
+        rewriter.replace(op, [], [made[-1].results[0]])
 
 
 @dataclass
@@ -73,17 +86,35 @@ class DropDealloc(RewritePattern):
 
 
 def place_function(
-    function: func.FuncOp, algorithm: str, align: int, time_limit: float | None, work: int | None = None
+    function: func.FuncOp,
+    algorithm: str,
+    align: int,
+    time_limit: float | None,
+    work: int | None = None,
+    ends: Mapping[str, UseEnd] = USE_ENDS,
 ) -> None:
-    """Places the allocations of `function` that may share an arena, marking each of the others with why not."""
-    lives = function_lives(function, align)
+    """Places the allocations of `function` that may share an arena, each use ending as the table `ends` says,
+    marking each of the others with why not. An arena past `DEVICE_BYTES` is no arena: its buffers keep their own."""
+    lives = function_lives(function, align, ends)
     for kept in lives.kept:
         kept.alloc.attributes[OWN_ATTR] = StringAttr(kept.reason)
     if not lives.lives:
         return
     problem = buffers(lives, align)
+    bound = placement.lower_bound(problem)
+    if bound > DEVICE_BYTES:
+        _keep_all(lives, f"{bound} bytes live at once")
+        return
     result = placement.place(problem, algorithm, alignment=align, time_limit=time_limit, work=work)
+    if result.height > DEVICE_BYTES:
+        _keep_all(lives, f"an arena of {result.height} bytes")
+        return
     problems = placement.check(problem, result.offsets, align)
+    problems += [
+        f"buffer {b.id} at {o} ends past the arena's {result.height} bytes"
+        for b, o in zip(problem, result.offsets, strict=True)
+        if not 0 <= o <= result.height - b.size
+    ]
     if problems:  # never expected: the placer's output is checked here so that a fault in it cannot pass silently
         raise DiagnosticException(f"{where(function)}memref-arena-place: invalid placement: {problems[0]}")
     block = function.body.block
@@ -96,7 +127,7 @@ def place_function(
     terminator = block.last_op
     assert terminator is not None
     Rewriter.insert_op(memref.DeallocOp.get(arena), InsertPoint.before(terminator))
-    views = {life.alloc: (arena, offset) for life, offset in zip(lives.lives, result.offsets, strict=True)}
+    views = {life.alloc: (arena, offset, life.first) for life, offset in zip(lives.lives, result.offsets, strict=True)}
     deallocs = {d for life in lives.lives for d in life.deallocs}
     PatternRewriteWalker(
         GreedyRewritePatternApplier([AllocIntoView(views), DropDealloc(deallocs)], dce_enabled=False),
@@ -104,11 +135,21 @@ def place_function(
     ).rewrite_region(function.body)
 
 
+def _keep_all(lives: FunctionLives, arena: str) -> None:
+    """Every placeable allocation keeps its own: together they would need `arena`, past what a device addresses."""
+    for life in lives.lives:
+        life.alloc.attributes[OWN_ATTR] = StringAttr(
+            f"the arena would take {arena}, more than a device addresses (2^{DEVICE_BYTES.bit_length() - 1})"
+        )
+
+
 @dataclass(frozen=True)
 class MemrefArenaPlace(ModulePass):
     """Options as `lane-arena-place`'s: `algorithm` (greedy, best-fit, portfolio, best: the default), `align` (a power
     of two: bytes every offset and the arena are aligned to; each size is rounded up to it), `work` (counted search a
-    function, for `best`: the result does not depend on the machine) and `time_limit` (seconds, an extra bound)."""
+    function, for `best`: the result does not depend on the machine), `time_limit` (seconds, an extra bound) and
+    `awaited` (names of a pipeline's own asynchronous ops whose uses last until their tokens are awaited, as
+    `uses.Awaited` says: `awaited="nvgpu.device_async_copy","nvgpu.device_async_wait"`)."""
 
     name = "memref-arena-place"
 
@@ -116,6 +157,7 @@ class MemrefArenaPlace(ModulePass):
     align: int = ALIGN
     time_limit: float | int | None = None
     work: int | None = None
+    awaited: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.algorithm not in placement.ALGORITHMS:
@@ -130,6 +172,12 @@ class MemrefArenaPlace(ModulePass):
         except options.OptionError as e:
             raise DiagnosticException(f"{self.name}: {e}") from None
 
+    def use_ends(self) -> Mapping[str, UseEnd]:
+        """The table of when a use ends: `USE_ENDS` and the ops of `awaited`. A pipeline's subclass may give its
+        own (a DMA-like pair: `uses.Waited`)."""
+        return {**USE_ENDS, **dict.fromkeys(self.awaited, AWAITED)}
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        ends = self.use_ends()
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
-            place_function(function, self.algorithm, self.align, self.time_limit, self.work)
+            place_function(function, self.algorithm, self.align, self.time_limit, self.work, ends)

@@ -6,26 +6,12 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from lanearena import kinds
 from lanearena.analysis.lifetimes import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
 from lanearena.dialects import arena, lane
 from lanearena.dialects.attrs import Reason
-from lanearena.model import (
-    QBLOCK,
-    Form,
-    Launch,
-    Numerics,
-    Other,
-    Part,
-    Role,
-    Scratch,
-    Step,
-    Tensor,
-    Touch,
-    Whole,
-    Write,
-)
+from lanearena.dialects.base import tensor_def
+from lanearena.model import QBLOCK, Form, Launch, Numerics, Role, Step, Tensor, Touch, Write
 
 
 def steps(module: ModuleOp) -> list[lane.StepOp]:
@@ -36,42 +22,39 @@ def steps(module: ModuleOp) -> list[lane.StepOp]:
 def tensor_of(op: lane.TensorDef) -> Tensor:
     """The tensor a tensor op defines."""
     t = op.result.type
-    role = Role(op.ROLE)
     forms = frozenset(Form(f) for f in op.forms)
-    if isinstance(op, lane.ViewOp):
-        viewed = lane.tensor_def(op.source).tensor_name
-        return Tensor(op.tensor_name, t.dims, t.elem, role, forms, viewed, op.view_offset)
-    return Tensor(op.tensor_name, t.dims, t.elem, role, forms)
+    viewed = op.viewed
+    if viewed is not None:
+        return Tensor(
+            op.tensor_name, t.dims, t.elem, Role.COMPUTED, forms, tensor_def(viewed).tensor_name, op.view_offset
+        )
+    return Tensor(op.tensor_name, t.dims, t.elem, Role(op.ROLE), forms)
 
 
-def _how(attr) -> Whole | Part | Other:
-    if isinstance(attr, lane.PartAttr):
-        return Part(attr.pitch.data, attr.start.data, attr.width.data)
-    return Whole() if attr.data.value == "whole" else Other()
+def launch_of(op: lane.LaunchOp, numerics: Numerics, index: int) -> Launch:
+    """The launch a launch op is, as plain data: what it touches and asks for, from the op's own interface."""
 
+    def name(v: SSAValue) -> str:
+        return tensor_def(v).tensor_name
 
-def launch_of(op: lane.LaunchOp, tensors: dict[str, Tensor], numerics: Numerics, index: int) -> Launch:
-    """The launch a launch op is: its touches and scratch, derived from its kind or spelled out."""
-    where = f"launch #{index} ({op.name})"
-    name = lambda v: v.owner.tensor_name  # noqa: E731
     if isinstance(op, lane.KernelOp):
-        ins = [(tensors[name(v)], Form(f)) for v, f in op.reads()]
-        outs = [(tensors[name(v)], Form(f)) for v, forms in op.writes() for f in forms]
-        return kinds.launch(op.KIND.name, ins, outs, op.param_values(), numerics, where)
-    assert isinstance(op, lane.GenericLaunchOp)
-    writes = tuple(
-        Write(name(v), Form(f), _how(how))
-        for (v, forms), how in zip(op.writes(), op.out_how.data, strict=True)
-        for f in forms
-    )
+        ins = tuple(name(op.operand(n)) for n in op.ins())
+        outs = tuple(dict.fromkeys(name(op.operand(n)) for n in op.WRITES))
+        params = op.params
+    else:
+        assert isinstance(op, lane.GenericLaunchOp)  # the two kinds of launch
+        ins = tuple(name(v) for v in op.ins)
+        outs = tuple(dict.fromkeys(name(v) for v in op.outs))
+        params = {}
     return Launch(
-        kind=op.kernel.data,
-        ins=tuple(name(v) for v in op.ins),
-        outs=tuple(dict.fromkeys(name(v) for v in op.outs)),
-        reads=tuple(dict.fromkeys(Touch(name(v), Form(f)) for v, f in op.reads())),
-        writes=writes,
-        scratch=tuple(Scratch(s.tag.data, s.elem.data, s.bytes.data, bool(s.counter.data)) for s in op.scratch.data),
-        where=where,
+        kind=op.kind,
+        ins=ins,
+        outs=outs,
+        params=params,
+        reads=tuple(Touch(name(v), f) for v, f in op.reads()),
+        writes=tuple(Write(name(v), f, how) for v, f, how in op.writes()),
+        scratch=tuple(op.scratch(numerics)),
+        where=f"launch #{index} ({op.name})",
     )
 
 
@@ -87,9 +70,9 @@ def step_of(op: lane.StepOp) -> tuple[Step, dict[str, SSAValue]]:
             tensors[child.tensor_name] = tensor_of(child)
             values[child.tensor_name] = child.result
         elif isinstance(child, lane.LaunchOp):
-            launches.append(launch_of(child, tensors, numerics, len(launches)))
+            launches.append(launch_of(child, numerics, len(launches)))
         elif isinstance(child, lane.OutputOp):
-            outputs.update(lane.tensor_def(v).tensor_name for v in child.values)
+            outputs.update(tensor_def(v).tensor_name for v in child.values)
     return Step(op.sym_name.data, numerics, tensors, launches, frozenset(outputs)), values
 
 
@@ -153,7 +136,8 @@ def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
         offsets.setdefault(a.tensor, {})[a.form] = a.offset
     for name, at in offsets.items():
         old = defs[name]
-        new = arena.TensorOp(name, the_arena.result, old.result.type, old.forms, at)
+        assert isinstance(old, lane.ComputedDef)  # only a computed tensor's arrays are placed
+        new = arena.TensorOp(old.tensor, the_arena.result, old.result.type, old.forms_, at)
         new.location = old.location
         new.result.name_hint = old.result.name_hint
         block.insert_op_before(new, old)
@@ -176,6 +160,4 @@ def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
                 p = scratch[(i, s.tag)]
                 made.append(arena.ScratchOp(s.tag, the_arena.result, p.offset, p.bytes))
         block.insert_ops_before(made, launch_op)
-        placed = launch_op.with_buffers([m.result for m in made])
-        block.insert_op_before(placed, launch_op)
-        block.erase_op(launch_op)
+        launch_op.take_buffers([m.result for m in made])

@@ -3,6 +3,7 @@ fault by its location, and one `file:line:col: error: ...` line for any error.""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -14,7 +15,6 @@ from xdsl.irdl import AttributeInvT
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from lanearena.dialects.located import where
 
@@ -22,12 +22,21 @@ _LOCATED = re.compile(r"^(\S+?:\d+:\d+): (?:error: )?")
 
 
 class LocatingParser(Parser):
-    """xDSL's parser, giving each op it parses without a `loc(...)` of its own the place it starts (as MLIR does), so
-    that errors about it can say where it was written."""
+    """xDSL's parser, giving each op it parses without a `loc(...)` of its own the place it starts (as MLIR does:
+    its results, or its name where it has none), so that errors about it can say where it was written. The line
+    starts of the input are indexed once (xDSL's own `Span.get_location` counts newlines from the top each time:
+    quadratic over a file of many ops)."""
 
-    def __init__(self, ctx: Context, text: str | bytes, name: str):
+    def __init__(self, ctx: Context, text: str, name: str):
         super().__init__(ctx, text, name)
+        self._text, self._name = text, name
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
         self._first_use: dict[str, Span] = {}
+
+    def location(self, at: int) -> FileLineColLoc:
+        """Where character `at` of the input is."""
+        line = bisect.bisect_right(self._line_starts, at)
+        return FileLineColLoc(StringAttr(self._name), IntAttr(line), IntAttr(at - self._line_starts[line - 1] + 1))
 
     def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
         if operand.operand_name not in self.ssa_values:
@@ -35,7 +44,7 @@ class LocatingParser(Parser):
         return super().resolve_operand(operand, type)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+        if allow_implicit_module and _BLANK.fullmatch(self._text):
             return ModuleOp([])  # an empty file (or one of comments) is an empty module, as for mlir-opt
         try:
             return super().parse_module(allow_implicit_module)
@@ -47,25 +56,43 @@ class LocatingParser(Parser):
             raise ParseError(self._first_use[undefined], f"use of undeclared value `%{undefined}`") from e
 
     def parse_operation(self) -> Operation:
-        span = self._current_token.span
+        start = self.pos
         try:
             op = super().parse_operation()
         except ParseError:
             raise
         except Exception as e:  # some ops' parsers build and check the op as they go: the error is this op's
-            raise ParseError(span, (str(e).splitlines() or [type(e).__name__])[0]) from e
+            raise ParseError(
+                Span(start, start, self.lexer.input), (str(e).splitlines() or [type(e).__name__])[0]
+            ) from e
         if isinstance(op.location, UnknownLoc):
-            loc = span.get_location()
-            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+            op.location = self.location(start)
         return op
+
+
+_BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+"""Text with nothing but whitespace and comments."""
+
+_QUOTES = re.compile(r'//[^\n]*|"(?:[^"\\\n]|\\.)*"|(")')
+"""A comment, a string literal closed on its line, or (group 1) a quote that none closes: each alternative one
+character at a time, so linear time."""
+
+
+def unclosed_string(text: str) -> int | None:
+    """Where a string literal that no quote closes on its line starts in `text`, if one does. xDSL's lexer takes
+    time exponential in the rest of the line to find that out (`docs/upstream.md`), so the drivers ask first."""
+    for m in _QUOTES.finditer(text):
+        if m.group(1) is not None:
+            return m.start()
+    return None
 
 
 def parse_located(
     ctx: Context, text: str | bytes, name: str, line_offset: int = 0, implicit_module: bool = True
 ) -> ModuleOp:
     """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located. The text is
-    parsed after `line_offset` empty lines, so that every location found while parsing (ours, xDSL's, those the
-    `lane` ops record) counts lines from the top of the file."""
+    parsed after `line_offset` empty lines, so that every location found while parsing counts lines from the top of
+    the file."""
     if isinstance(text, bytes):
         raw = text
         try:
@@ -74,7 +101,12 @@ def parse_located(
             line = raw.count(b"\n", 0, e.start) + 1 + line_offset
             col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
             raise LocatedDiagnostic(f"{name}:{line}:{col}: not UTF-8 text: byte 0x{raw[e.start]:02x}") from None
-    return LocatingParser(ctx, "\n" * line_offset + text, name).parse_module(implicit_module)
+    text = "\n" * line_offset + text
+    parser = LocatingParser(ctx, text, name)
+    if (quote := unclosed_string(text)) is not None:
+        loc = parser.location(quote)
+        raise LocatedDiagnostic(f"{name}:{loc.line.data}:{loc.column.data}: unterminated string literal")
+    return parser.parse_module(implicit_module)
 
 
 def verify_located(module: ModuleOp) -> None:
@@ -88,7 +120,11 @@ def verify_located(module: ModuleOp) -> None:
             message = str(e) or type(e).__name__
             if _LOCATED.match(message):
                 raise LocatedDiagnostic(message) from e
-            raise LocatedDiagnostic(f"{where(op)}'{op.name}' op {message}") from e
+            # xDSL's traits name the op quoted; lanearena's own ops name themselves (and the tensor at fault)
+            ours = op.dialect_name() in ("lane", "arena")
+            named = message.startswith(f"'{op.name}'") or (ours and message.startswith(op.name))
+            prefix = "" if named else f"'{op.name}' op "
+            raise LocatedDiagnostic(f"{where(op)}{prefix}{message}") from e
     verify_dominance(module)
 
 
@@ -146,16 +182,37 @@ class LocatedDiagnostic(Exception):
     """An error whose message starts with the location it is about (or with nothing where it has none)."""
 
 
-def error_line(error: BaseException, fallback: str) -> str:
-    """`error` as one line `file:line:col: error: message` (`fallback: error: message` where it has no location)."""
+def located_message(error: BaseException, fallback: str) -> tuple[str, str]:
+    """`error`'s location (`file:line:col`, or `fallback` where it has none) and its message's first line."""
     if isinstance(error, ParseError):
         loc = error.span.get_location()
-        message = error.msg
+        message = error.msg.strip("\n").split("\n")[0]
         if message[:1].isspace():  # xDSL gives some errors only their context (" in block definition")
             message = f"unexpected {repr(error.span.text) if error.span.text else 'end of file'}{message}"
-        return f"{loc.file}:{loc.line}:{loc.col}: error: {message}"
+        return f"{loc.file}:{loc.line}:{loc.col}", message
     message = " ".join(str(error).split("\n")[0:1]) or type(error).__name__
     located = _LOCATED.match(message)
     if located:
-        return f"{located.group(1)}: error: {message[located.end() :]}"
-    return f"{fallback}: error: {message}"
+        return located.group(1), message[located.end() :]
+    return fallback, message
+
+
+def error_line(error: BaseException, fallback: str) -> str:
+    """`error` as one line `file:line:col: error: message` (`fallback: error: message` where it has no location)."""
+    at, message = located_message(error, fallback)
+    return f"{at}: error: {message}"
+
+
+def error_lines(error: BaseException, fallback: str) -> list[str]:
+    """`error` as `file:line:col: error: message` lines: its own, or, for a pass that lists several located problems
+    under a heading (`lane-arena-verify failed:`), one for each, after the heading."""
+    if not isinstance(error, ParseError):
+        head, *rest = str(error).split("\n")
+        problems = [p.strip() for p in rest if _LOCATED.match(p.strip())]
+        if problems:
+            return [
+                error_line(Exception(f"{p[: m.end()]}{head.rstrip(':')}: {p[m.end() :]}"), fallback)
+                for p in problems
+                if (m := _LOCATED.match(p))
+            ]
+    return [error_line(error, fallback)]

@@ -1,6 +1,7 @@
 """`lanearena-opt`: xdsl-opt with lanearena's dialects and passes (found through the `xdsl.universe` entry point:
 `lane`, `arena`, `lane-arena-place`, `lane-arena-verify`, `memref-arena-place`...), which reports a malformed file,
-IR that does not verify and bad pass options as one `file:line:col: error: ...` line and exit status 1, never a
+IR that does not verify and bad pass options as one `file:line:col: error: ...` line (a line a problem, for a pass
+that finds several) and exit status 1, never a
 traceback (`--debug` shows it). With `--verify-diagnostics` the error lines go to stdout in order and it exits 0, for
 FileCheck tests of errors."""
 
@@ -17,7 +18,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from lanearena.cli.io import write_output
 from lanearena.errors import UserError
-from lanearena.tools.diagnose import LocatedDiagnostic, error_line, parse_located, verify_located
+from lanearena.tools.diagnose import LocatedDiagnostic, error_line, error_lines, parse_located, verify_located
 
 PROG = "lanearena-opt"
 
@@ -67,14 +68,14 @@ class LanearenaOptMain(xDSLOptMain):
                 if module is not None:
                     self.apply_passes(module)
                     output.append(self.output_resulting_program(module))
-            except Exception as e:  # every error becomes one located line; --debug shows the traceback
+            except Exception as e:  # every error becomes located lines; --debug shows the traceback
                 if self.args.debug:
                     raise
-                line = self._error_line(e)
+                lines = self._error_lines(e)
                 if diagnostics:
-                    output.append(line + "\n")
+                    output += [line + "\n" for line in lines]
                 else:
-                    print(line, file=sys.stderr)
+                    print("\n".join(lines), file=sys.stderr)
                     failed = True
             finally:
                 chunk.close()
@@ -87,15 +88,16 @@ class LanearenaOptMain(xDSLOptMain):
             return 1
         return 0
 
-    def _error_line(self, error: Exception) -> str:
-        """`error` as one located line; an IR that stops verifying after a pass is verified again op by op so the
+    def _error_lines(self, error: Exception) -> list[str]:
+        """`error` as located lines; an IR that stops verifying after a pass is verified again op by op so the
         line names the op at fault."""
         if not isinstance(error, LocatedDiagnostic) and self._module is not None and not self.args.disable_verify:
             try:
                 verify_located(self._module)
             except LocatedDiagnostic as located:
-                return error_line(located, self.get_input_name()).replace(": error: ", ": error: after the passes: ", 1)
-        return error_line(error, self.get_input_name())
+                line = error_line(located, self.get_input_name())
+                return [line.replace(": error: ", ": error: after the passes: ", 1)]
+        return error_lines(error, self.get_input_name())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,7 @@ from xdsl.tools.xdsl_run import xDSLRunMain
 from xdsl.traits import CallableOpInterface
 
 from lanearena.dialects.located import where
-from lanearena.memref.interpret import register
+from lanearena.memref import inflight, interpret
 from lanearena.tools.diagnose import error_line, parse_located, verify_located
 
 PROG = "lanearena-run"
@@ -48,7 +48,8 @@ class LanearenaRunMain(xDSLRunMain):
 
     def register_implementations(self, interpreter: Interpreter):
         super().register_implementations(interpreter)
-        register(interpreter)
+        interpret.register(interpreter)
+        interpreter.register_implementations(inflight.AsyncFunctions(), override=True)
 
     def run(self) -> int:
         """Runs the function; the exit status."""
@@ -104,7 +105,9 @@ class LanearenaRunMain(xDSLRunMain):
             raise ValueError(f"@{self.args.symbol} is no function")
         types = trait.get_argument_types(op)
         args = tuple(interpreter.value_for_attribute(a, t) for a, t in zip(attrs, types, strict=False))
-        return interpreter.call_op(op, args)
+        results = interpreter.call_op(op, args)
+        inflight.settle(interpreter)
+        return results
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import StepBuilder, decoder_step, load
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import compare, run_placed
+from lanearena.lowering.compile import compare, placed_ir, run_placed
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
@@ -76,7 +76,7 @@ def test_poison_shows_an_array_read_before_written(device):
     the emitted module, the residual it should have written is read as NaN, and the logits are NaN, not stale
     values."""
     _, step, plan = placed("tiny")
-    source = emit(step, plan)
+    source = emit(placed_ir(step, plan))
     gather = next(line for line in source.splitlines() if "dev.launch('gather'" in line)
     out = load_module(source.replace(gather, "    pass")).run(device(), random_feeds(step))
     assert np.isnan(out["logits"]).all()

@@ -30,9 +30,9 @@ def test_builds_the_step_it_is_told():
     module = _example().module()
     text = str(module)
     assert '%qk = lane.view "qk" %q[2048] : !lane.tensor<2048xf32>' in text
-    assert "lane.norm %x, %g -> %h(plain, quant) eps(1.0e-05)" in text
+    assert "lane.norm %x, %g -> %h(plain, quant) eps(1.000000e-05)" in text
     assert "lane.gemv %h(quant), %wq -> %q split(4)" in text
-    assert "lane.rope %pos -> %qk heads(16) theta(10000.0)" in text  # an integer given for a float parameter
+    assert "lane.rope %pos -> %qk heads(16) theta(1.000000e+04)" in text  # an integer given for a float parameter
     assert "lane.output %q : !lane.tensor<4096xf32>" in text
     step, _ = step_of(steps(module)[0])
     assert step.numerics is Numerics.INT8
@@ -66,7 +66,7 @@ def test_generic_launch_spells_out_writes_and_scratch():
     )
     b.generic("plain_whole", ins=[], outs=[y])
     module = b.module()
-    assert 'lane.launch "mine" %x -> %y part<64, 0, 32>, %y part<64, 32, 32>, %y(quant) other scratch' in str(module)
+    assert 'lane.launch "mine"(%x) -> (%y part<64, 0, 32>, %y part<64, 32, 32>, %y(quant) other) asks' in str(module)
     step, _ = step_of(steps(module)[0])
     mine, whole = step.launches
     assert mine.kind == "mine"

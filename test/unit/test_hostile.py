@@ -28,7 +28,7 @@ from lanearena.errors import UserError
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import compare
+from lanearena.lowering.compile import compare, placed_ir
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.kernels import moe, ptx
@@ -70,7 +70,7 @@ def _runs(module, x_name: str, y_name: str) -> None:
     """Places, lowers, imports and runs `module` on the numpy runtime, and checks its one result."""
     api.place(module, "greedy")
     ((step, plan),) = api.placed_steps(module)
-    source = emit(step, plan)
+    source = emit(placed_ir(step, plan))
     assert source.isascii()
     x = np.linspace(-1, 1, 64, dtype=np.float32)
     out = load(source).run(NumpyDevice(), {x_name: x})
@@ -130,7 +130,7 @@ def test_offsets_past_2_to_the_40_stay_in_their_buffer():
     shifted = dataclasses.replace(
         plan, bytes=plan.bytes + far, arrays=[dataclasses.replace(a, offset=a.offset + far) for a in plan.arrays]
     )
-    source = emit(step, shifted)
+    source = emit(placed_ir(step, shifted))
     assert f"u64(b[0] + {far})" in source
     assert source.count("dev.launch(") == 2
 
@@ -146,7 +146,7 @@ def test_an_output_that_is_an_untouched_input_is_returned(tmp_path):
     module = api.place(api.parse(text), "greedy")
     ((step, plan),) = api.placed_steps(module)
     x, w = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
-    out = load(emit(step, plan)).run(NumpyDevice(), {"x": x, "w": w})
+    out = load(emit(placed_ir(step, plan))).run(NumpyDevice(), {"x": x, "w": w})
     assert sorted(out) == ["x", "y"]
     np.testing.assert_array_equal(out["x"], x)
     np.testing.assert_array_equal(out["y"], w + w)
@@ -166,7 +166,7 @@ def test_sizes_past_a_device_are_refused_where_written(tmp_path, capsys):
     path = _file(tmp_path, _HUGE.replace("N", str(1 << 62)))
     code, err = _cli(capsys, "place", path)
     assert code == 2 and "Traceback" not in err
-    assert f"{path}:2:8: tensor 'x' takes {1 << 64} bytes, more than a device can hold" in err
+    assert f"{path}:2:3: tensor 'x' takes {1 << 64} bytes, more than a device can hold" in err
 
 
 def test_compile_of_counts_past_int32_is_a_located_error(tmp_path, capsys):
@@ -174,7 +174,7 @@ def test_compile_of_counts_past_int32_is_a_located_error(tmp_path, capsys):
     assert _cli(capsys, "place", _file(tmp_path, _HUGE.replace("N", str(1 << 40))), "-o", str(placed))[0] == 0
     code, err = _cli(capsys, "compile", str(placed), "-o", str(tmp_path / "step.py"))
     assert code == 2 and "Traceback" not in err
-    assert "launch #0 (lane.binary): binary: 1099511627776 does not fit the kernels' 32-bit sizes" in err
+    assert f"{placed}:7:5: binary: 1099511627776 does not fit the kernels' 32-bit sizes" in err
     assert not (tmp_path / "step.py").exists()
 
 
@@ -353,7 +353,7 @@ def test_arg_max_twin_on_nan_and_inf(fill):
     rows, v = 3, 2500  # three blocks of 1024 a row
     ((step, plan),) = api.placed_steps(_argmax_step(rows, v))
     logits = fill(np.random.default_rng(0).random((rows, v))).astype(np.float32)
-    out = load(emit(step, plan)).run(NumpyDevice(), {"logits": logits})["out"]
+    out = load(emit(placed_ir(step, plan))).run(NumpyDevice(), {"logits": logits})["out"]
     np.testing.assert_array_equal(out, np.argmax(logits, axis=1))
     assert all(_kernel_argmax(row) == o for row, o in zip(logits, out, strict=True))
 
@@ -369,7 +369,7 @@ def test_router_of_non_finite_logits_picks_experts_in_range(router):
         if "router" in name:
             feeds[name] = np.full_like(feeds[name], router)
     assert any("router" in name for name in feeds)
-    out = load(emit(step, plan)).run(NumpyDevice(), feeds)
+    out = load(emit(placed_ir(step, plan))).run(NumpyDevice(), feeds)
     assert out
 
 

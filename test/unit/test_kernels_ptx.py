@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from lanearena.kinds import KINDS
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.lowering import kernels
 from lanearena.lowering.kernels import ptx
 
@@ -97,7 +97,7 @@ def test_every_kernel_has_a_twin_with_its_parameters():
 
 
 def test_every_kind_has_kernels():
-    assert set(kernels.CALLS) == set(KINDS)
+    assert set(kernels.CALLS) == set(KERNEL_OPS.values())
 
 
 def test_ptx_source_holds_the_kernel():

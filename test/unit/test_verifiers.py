@@ -23,6 +23,7 @@ lane.step @s numerics(f32) {
   %g = lane.weight "g" : !lane.tensor<48xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   lane.norm %x, %g -> %h
+  lane.output
 }
 """
 
@@ -39,7 +40,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "use" %h -> %y whole
+  lane.launch "use"(%h) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 """
@@ -51,7 +52,7 @@ def test_an_error_the_step_finds_points_at_the_launch():
 
 
 def test_a_read_before_a_write_later_in_the_step_is_legal():
-    later = NEVER_WRITTEN.replace("  lane.output", '  lane.launch "fill" %x -> %h whole\n  lane.output')
+    later = NEVER_WRITTEN.replace("  lane.output", '  lane.launch "fill"(%x) -> (%h whole)\n  lane.output')
     api.parse(later)
 
 

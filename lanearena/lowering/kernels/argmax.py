@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.kinds import ARGMAX_BLOCK
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.rows import ArgmaxOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import Launch, Step
+from lanearena.seedhelpers import ARGMAX_BLOCK
 
 
-def argmax_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    logits, out = operand(launch, step, "logits"), operand(launch, step, "out")
+def argmax_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    logits, out = operand(op, "logits"), operand(op, "out")
     v = logits.shape[-1]
     scratch = (ptr(at.scratch("av")), ptr(at.scratch("ai")), ptr(at.counter("ac")))
-    args = (ptr(at.plain(out.name)), ptr(at.plain(logits.name)), *scratch, i32(v))
+    args = (ptr(at.plain(out.value)), ptr(at.plain(logits.value)), *scratch, i32(v))
     return [KernelCall("argmax", (cdiv(v, ARGMAX_BLOCK), logits.length // v, 1), THREADS, args)]
 
 
@@ -37,5 +38,5 @@ def argmax(dev, grid, block, out, logits, av, ai, ac, v) -> None:
             dev.upload(int(out) + r * 4, dev.download(int(ai) + r * blocks * 4, I32, blocks)[best : best + 1])
 
 
-CALLS = {"argmax": argmax_calls}
+CALLS = {ArgmaxOp: argmax_calls}
 TWINS = {"argmax": argmax}

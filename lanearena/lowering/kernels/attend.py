@@ -5,39 +5,40 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.attention import AttentionI8x2Op, AttentionSharedOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.attention import _chunk, _position, _weights
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, operand, ptr
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, numerics, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I8
-from lanearena.model import Launch, Step
 
 HD_MAX = 256
 """The largest head attend.cu's kernels hold (a thread a value)."""
 
 
-def _shape(launch: Launch, step: Step):
-    q, kc, vc, pos, out = (operand(launch, step, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
-    heads, kv_heads = int(launch.params["heads"]), int(launch.params["kv_heads"])
+def _shape(op: KernelOp):
+    q, kc, vc, pos, out = (operand(op, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
+    heads, kv_heads = int(op.params["heads"]), int(op.params["kv_heads"])
     hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or hd > HD_MAX:
         raise fail(
-            launch,
+            op,
             f"q {q.shape} is not {rows} rows of {heads} heads of at most {HD_MAX}, or {kv_heads} kv "
             "heads do not divide them",
         )
     if kc.length != length * kv_heads * hd or vc.shape != kc.shape:
-        raise fail(launch, f"a {kc.shape} cache is not {kv_heads} heads of {hd}")
+        raise fail(op, f"a {kc.shape} cache is not {kv_heads} heads of {hd}")
     return (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length
 
 
-def attention_shared_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(launch, step)
-    splits = int(launch.params.get("splits", 1))
+def attention_shared_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
+    splits = int(op.params.get("splits", 1))
     ap = ptr(at.scratch("ap")) if splits > 1 else ptr(0)
     args = (
-        ptr(at.plain(out.name)),
+        ptr(at.plain(out.value)),
         ap,
-        *(ptr(at.plain(t.name)) for t in (q, kc, vc, pos)),
+        *(ptr(at.plain(t.value)) for t in (q, kc, vc, pos)),
         *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))),
     )
     calls = [KernelCall("attention_group", (splits, kv_heads, rows), THREADS, args)]
@@ -47,7 +48,7 @@ def attention_shared_calls(launch: Launch, step: Step, at: Operands) -> list[Ker
                 "attention_fold",
                 (heads, rows, 1),
                 THREADS,
-                (ptr(at.plain(out.name)), ap, i32(heads), i32(hd), i32(splits)),
+                (ptr(at.plain(out.value)), ap, i32(heads), i32(hd), i32(splits)),
             )
         )
     return calls
@@ -86,27 +87,27 @@ def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
         )
 
 
-def attention_i8x2_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(launch, step)
-    if not step.numerics.two_words:
-        raise fail(launch, "an attention in two words runs under int8x2 numerics")
+def attention_i8x2_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
+    if not numerics(op).two_words:
+        raise fail(op, "an attention in two words runs under int8x2 numerics")
     words = (ptr(at.scratch("ak")), ptr(at.scratch("aw")), ptr(at.scratch("as")))
     return [
         KernelCall(
             "kv_two_words",
             (length, kv_heads, 1),
             THREADS,
-            (*words, ptr(at.plain(kc.name)), ptr(at.plain(vc.name)), i32(length), i32(kv_heads), i32(hd)),
+            (*words, ptr(at.plain(kc.value)), ptr(at.plain(vc.value)), i32(length), i32(kv_heads), i32(hd)),
         ),
         KernelCall(
             "attention_two_words",
             (heads, rows, 1),
             THREADS,
             (
-                ptr(at.plain(out.name)),
-                ptr(at.plain(q.name)),
+                ptr(at.plain(out.value)),
+                ptr(at.plain(q.value)),
                 *words,
-                ptr(at.plain(pos.name)),
+                ptr(at.plain(pos.value)),
                 i32(heads),
                 i32(kv_heads),
                 i32(hd),
@@ -164,7 +165,7 @@ def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, 
     return hi + lo / F32(127), s
 
 
-CALLS = {"attention_shared": attention_shared_calls, "attention_i8x2": attention_i8x2_calls}
+CALLS = {AttentionSharedOp: attention_shared_calls, AttentionI8x2Op: attention_i8x2_calls}
 TWINS = {
     "attention_group": attention_group,
     "attention_fold": attention_fold,

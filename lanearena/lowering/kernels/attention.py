@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.attention import AttentionOp, KvStoreOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import Launch, Step
 
 HD_MAX = 256
 """The largest head a block of attention holds (attention.cu's HD_MAX)."""
 
 
-def kv_store_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    k, v, pos, kc, vc = (operand(launch, step, n) for n in ("k", "v", "pos", "k_cache", "v_cache"))
+def kv_store_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    k, v, pos, kc, vc = (operand(op, n) for n in ("k", "v", "pos", "k_cache", "v_cache"))
     length, width = kc.shape[0], kc.length // kc.shape[0]
     if not k.length == v.length == pos.length * width or vc.shape != kc.shape:
-        raise fail(launch, f"k, v of {k.length}, {v.length} values are not {pos.length} rows of a {kc.shape} cache")
-    args = (*(ptr(at.plain(t.name)) for t in (kc, vc, k, v, pos)), i32(width), i32(length))
+        raise fail(op, f"k, v of {k.length}, {v.length} values are not {pos.length} rows of a {kc.shape} cache")
+    args = (*(ptr(at.plain(t.value)) for t in (kc, vc, k, v, pos)), i32(width), i32(length))
     return [KernelCall("kv_store", (pos.length, 1, 1), THREADS, args)]
 
 
@@ -39,22 +40,22 @@ def _position(dev, pos, r: int, length: int, kernel: str) -> int:
     return p
 
 
-def attention_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    q, kc, vc, pos, out = (operand(launch, step, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
-    heads, kv_heads, splits = (int(launch.params[p]) for p in ("heads", "kv_heads", "splits"))
+def attention_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    q, kc, vc, pos, out = (operand(op, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
+    heads, kv_heads, splits = (int(op.params[p]) for p in ("heads", "kv_heads", "splits"))
     # Heads and rows as kinds.launch sized the scratch: q is [rows, heads * hd].
     hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or splits < 1:
         raise fail(
-            launch,
+            op,
             f"q {q.shape} is not {rows} rows of {heads} heads, or {kv_heads} kv heads do not "
             f"divide them, or splits {splits} < 1",
         )
     if hd > HD_MAX or kc.length != length * kv_heads * hd or vc.shape != kc.shape:
-        raise fail(launch, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
+        raise fail(op, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
     args = (
-        *(ptr(at.plain(t.name)) for t in (out, q, kc, vc, pos)),
+        *(ptr(at.plain(t.value)) for t in (out, q, kc, vc, pos)),
         *split,
         *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))),
     )
@@ -105,5 +106,5 @@ def _chunk(dev, q: np.ndarray, kc, vc, t0: int, t1: int, width: int, kv: int):
     return top, e.sum(dtype=F32), e @ values
 
 
-CALLS = {"kv_store": kv_store_calls, "attention": attention_calls}
+CALLS = {KvStoreOp: kv_store_calls, AttentionOp: attention_calls}
 TWINS = {"kv_store": kv_store, "attention": attention}

@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from xdsl.ir import SSAValue
 
+from lanearena.dialects.base import KernelOp, step_numerics, tensor_type
+from lanearena.dialects.located import where
 from lanearena.errors import UserError
-from lanearena.kinds import KINDS
-from lanearena.model import QBLOCK, Form, Launch, Step, Tensor, Touch, Write
+from lanearena.model import QBLOCK, Form, Numerics
 
 THREADS = (256, 1, 1)
 """Every kernel's block (common.cuh's THREADS): its warps and strides assume it."""
@@ -30,16 +32,16 @@ class KernelCall:
 
 
 class Operands(Protocol):
-    """The device addresses of one launch's operands, which the emitter resolves (placement and views included):
-    every address is that of the operand's element 0."""
+    """The device addresses of one launch's tensor operands (by their values in the IR), which the emitter resolves
+    (placement and views included): every address is that of the operand's element 0."""
 
-    def plain(self, tensor: str) -> int:
+    def plain(self, tensor: SSAValue) -> int:
         """Tensor `tensor`'s f32/i32 array."""
 
-    def quant(self, tensor: str) -> tuple[int, int, int]:
+    def quant(self, tensor: SSAValue) -> tuple[int, int, int]:
         """Tensor `tensor`'s quantized array: its int8 word, its low word (0 in one word), its block's f32 scale."""
 
-    def weight(self, tensor: str) -> tuple[int, int]:
+    def weight(self, tensor: SSAValue) -> tuple[int, int]:
         """Weight `tensor`'s data, f32 or (an i8 weight) Q8_0 words, and its scales (0 for f32)."""
 
     def scratch(self, tag: str) -> int:
@@ -47,6 +49,31 @@ class Operands(Protocol):
 
     def counter(self, tag: str) -> int:
         """The launch's counter `tag`: zero before the launch, left zero by it."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A tensor operand of a launch: its value in the IR (what `Operands` resolves), and its type's shape and
+    elements."""
+
+    value: SSAValue
+    shape: tuple[int, ...]
+    length: int
+    elem: str
+
+
+def operand(op: KernelOp, name: str) -> Bound:
+    """The launch's tensor operand `name`."""
+    value = op.operand(name)
+    t = tensor_type(value)
+    return Bound(value, t.dims, t.length, t.elem)
+
+
+def numerics(op: KernelOp) -> Numerics:
+    """The numerics of the step the launch is in."""
+    found = step_numerics(op)
+    assert found is not None, "a launch lowered is in a step"
+    return found
 
 
 def ptr(addr: int) -> np.uint64:
@@ -76,78 +103,38 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def fail(launch: Launch, message: str) -> UserError:
-    """The error for a launch the kernels cannot run, naming where it came from."""
-    return UserError(f"{launch.where or 'launch'}: {launch.kind}: {message}")
+def fail(op: KernelOp, message: str) -> UserError:
+    """The error for a launch the kernels cannot run, naming where it was written."""
+    return UserError(f"{where(op) or op.name + ': '}{op.kind}: {message}")
 
 
-def _bound(launch: Launch) -> dict[str, str]:
-    """Each operand of the launch's kind (by the name the kind gives it) and the tensor bound to it."""
-    kind = KINDS[launch.kind]
-    return dict(zip(kind.ins, launch.ins, strict=False)) | dict(zip(kind.outs, launch.outs, strict=False))
+def activation(op: KernelOp, at: Operands, name: str) -> tuple[np.uint64, ...]:
+    """The four pointers a kernel takes for operand `name`, an activation, in the form the launch reads it: f32
+    values, or int8 words, low words and scales; the other form's null."""
+    value = op.operand(name)
+    if op.read_form(name) is Form.PLAIN:
+        return ptr(at.plain(value)), ptr(0), ptr(0), ptr(0)
+    return (ptr(0), *map(ptr, at.quant(value)))
 
 
-def operand(launch: Launch, step: Step, name: str) -> Tensor:
-    """The tensor bound to launch operand `name`."""
-    return step.tensors[_bound(launch)[name]]
-
-
-def check_launch(launch: Launch) -> None:
-    """Raises unless `launch` touches quantized only the operands its kernels take quantized, and writes a part of
-    every unit (`pitch`) only where its kernels can (gemv)."""
-    kind = KINDS[launch.kind]
-    if "pitch" in launch.params and not kind.parts:
-        raise fail(launch, "its kernels write whole rows: no pitch, start, width")
-    bound = _bound(launch)
-    may = {bound[o] for o in kind.quant}
-    touches: tuple[Touch | Write, ...] = (*launch.reads, *launch.writes)
-    wrong = sorted({t.tensor for t in touches if t.form is Form.QUANT} - may)
-    if wrong:
-        raise fail(launch, f"its kernels do not take {', '.join(wrong)} quantized")
-
-
-def read_form(launch: Launch, tensor: str) -> Form:
-    """The form `launch` reads `tensor` in."""
-    forms = {t.form for t in launch.reads if t.tensor == tensor}
-    if len(forms) != 1:
-        raise fail(launch, f"reads '{tensor}' in {sorted(f.value for f in forms) or 'no form'}, not in one")
-    return forms.pop()
-
-
-def written_forms(launch: Launch, tensor: str) -> set[Form]:
-    """The forms `launch` writes `tensor` in."""
-    return {w.form for w in launch.writes if w.tensor == tensor}
-
-
-def activation(launch: Launch, at: Operands, tensor: str) -> tuple[np.uint64, ...]:
-    """The four pointers a kernel takes for an activation, in the form `launch` reads it: f32 values, or int8 words,
-    low words and scales; the other form's null."""
-    if read_form(launch, tensor) is Form.PLAIN:
-        return ptr(at.plain(tensor)), ptr(0), ptr(0), ptr(0)
-    return (ptr(0), *map(ptr, at.quant(tensor)))
-
-
-def quant_out(at: Operands, tensor: str) -> tuple[np.uint64, ...]:
+def quant_out(at: Operands, tensor: SSAValue) -> tuple[np.uint64, ...]:
     """The three pointers of a quantized output: words, low words (null in one word), scales."""
     return tuple(map(ptr, at.quant(tensor)))
 
 
-def weight(launch: Launch, step: Step, at: Operands, tensor: str) -> tuple[np.uint64, np.uint64]:
+def weight(op: KernelOp, at: Operands, tensor: Bound) -> tuple[np.uint64, np.uint64]:
     """A weight's data and scales pointers (scales null for f32), checked against the tensor's element type."""
-    data, scales = at.weight(tensor)
-    elem = step.tensors[tensor].elem
-    if (elem == "i8") != (scales != 0) or elem not in ("f32", "i8"):
-        raise fail(launch, f"weight '{tensor}' of {elem} given {'no ' if not scales else ''}scales")
+    data, scales = at.weight(tensor.value)
+    if (tensor.elem == "i8") != (scales != 0) or tensor.elem not in ("f32", "i8"):
+        raise fail(op, f"a weight of {tensor.elem} given {'no ' if not scales else ''}scales")
     return ptr(data), ptr(scales)
 
 
-def quantized(launch: Launch, step: Step, k: int) -> bool:
+def quantized(op: KernelOp, k: int) -> bool:
     """Whether a product over `k` values reads a quantized operand (so works in blocks), checking k allows it."""
-    q = any(t.form is Form.QUANT for t in launch.reads) or any(
-        step.tensors[t.tensor].elem == "i8" for t in launch.reads
-    )
+    q = any(f is Form.QUANT for _, f in op.reads()) or any(tensor_type(v).elem == "i8" for v, _ in op.reads())
     if q and k % QBLOCK:
-        raise fail(launch, f"{k} values a row is not a whole number of {QBLOCK}-value blocks")
+        raise fail(op, f"{k} values a row is not a whole number of {QBLOCK}-value blocks")
     return q
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.recurrent import ConvOp, DeltaOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -19,11 +21,10 @@ from lanearena.lowering.kernels.base import (
     ptr,
     quant_out,
     weight,
-    written_forms,
 )
 from lanearena.lowering.kernels.rows import _store_quantized
 from lanearena.lowering.kernels.twin import F32
-from lanearena.model import QBLOCK, Form, Launch, Step
+from lanearena.model import QBLOCK, Form
 from lanearena.seedhelpers import DELTA_CHUNK, delta_in_chunks
 
 CONV_MAX = 8
@@ -32,22 +33,22 @@ CONV_MAX = 8
 NULL = ptr(0)
 
 
-def conv_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    x, w, state, out = (operand(launch, step, n) for n in ("x", "w", "state", "out"))
+def conv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    x, w, state, out = (operand(op, n) for n in ("x", "w", "state", "out"))
     channels, width = w.shape
     if not 2 <= width <= CONV_MAX or state.shape != (width - 1, channels) or x.length % channels:
         raise fail(
-            launch,
+            op,
             f"a window {state.shape} and {x.length} values do not fit {channels} channels of "
             f"{width} taps (2 to {CONV_MAX})",
         )
-    data, scales = weight(launch, step, at, w.name)
+    data, scales = weight(op, at, w)
     if scales:
-        raise fail(launch, "a convolution's taps must be f32")
+        raise fail(op, "a convolution's taps must be f32")
     args = (
-        ptr(at.plain(state.name)),
-        ptr(at.plain(out.name)),
-        ptr(at.plain(x.name)),
+        ptr(at.plain(state.value)),
+        ptr(at.plain(out.value)),
+        ptr(at.plain(x.value)),
         data,
         i32(x.length // channels),
         i32(channels),
@@ -73,29 +74,29 @@ def conv(dev, grid, block, state, out, x, w, rows, channels, width) -> None:
             dev.upload(int(state) + (j * channels + c0) * 4, win[j])
 
 
-def delta_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    qkv, z, ab, state, out = (operand(launch, step, n) for n in ("qkv", "z", "ab", "state", "out"))
+def delta_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    qkv, z, ab, state, out = (operand(op, n) for n in ("qkv", "z", "ab", "state", "out"))
     hv, d = state.shape[0], state.shape[-1]
-    hk = int(launch.params["key_heads"])
+    hk = int(op.params["key_heads"])
     rows = z.length // (hv * d)
     if state.shape != (hv, d, d) or hv % hk or d > THREADS[0] or qkv.length != rows * (2 * hk + hv) * d:
         raise fail(
-            launch,
+            op,
             f"a state {state.shape} of {hk} key heads does not fit rows of {qkv.length // max(rows, 1)} "
             f"(heads of at most {THREADS[0]})",
         )
-    forms = written_forms(launch, out.name)
+    forms = op.written_forms("out")
     if Form.QUANT in forms and d % QBLOCK:
-        raise fail(launch, f"heads of {d} values cannot be quantized in {QBLOCK}-value blocks")
+        raise fail(op, f"heads of {d} values cannot be quantized in {QBLOCK}-value blocks")
     outs = (
-        ptr(at.plain(out.name)) if Form.PLAIN in forms else NULL,
-        *(quant_out(at, out.name) if Form.QUANT in forms else (NULL,) * 3),
+        ptr(at.plain(out.value)) if Form.PLAIN in forms else NULL,
+        *(quant_out(at, out.value) if Form.QUANT in forms else (NULL,) * 3),
     )
-    gains = [weight(launch, step, at, operand(launch, step, n).name) for n in ("a_log", "dt_bias", "gain")]
+    gains = [weight(op, at, operand(op, n)) for n in ("a_log", "dt_bias", "gain")]
     if any(scales for _, scales in gains):
-        raise fail(launch, "a_log, dt_bias and gain must be f32")
-    ins = (ptr(at.plain(qkv.name)), ptr(at.plain(z.name)), ptr(at.plain(ab.name)), *(g for g, _ in gains))
-    eps = f32(float(launch.params["eps"]))
+        raise fail(op, "a_log, dt_bias and gain must be f32")
+    ins = (ptr(at.plain(qkv.value)), ptr(at.plain(z.value)), ptr(at.plain(ab.value)), *(g for g, _ in gains))
+    eps = f32(float(op.params["eps"]))
     if delta_in_chunks(rows):
         chunk = tuple(ptr(at.scratch(tag)) for tag in ("dk", "dq", "dt", "dp", "dg"))
         return [
@@ -104,7 +105,7 @@ def delta_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 (hv, 1, 1),
                 THREADS,
                 (
-                    ptr(at.plain(state.name)),
+                    ptr(at.plain(state.value)),
                     *outs,
                     ptr(at.scratch("o")),
                     *chunk,
@@ -123,7 +124,7 @@ def delta_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             (hv, cdiv(d, TILE), 1),
             THREADS,
             (
-                ptr(at.plain(state.name)),
+                ptr(at.plain(state.value)),
                 *outs,
                 ptr(at.scratch("o")),
                 ptr(at.counter("dc")),
@@ -265,5 +266,5 @@ def delta_chunk(
             _gated_norm(dev, (out, oh, ol, os), int(o), z, gain, t * ow + h * d, d, eps)
 
 
-CALLS = {"conv": conv_calls, "delta": delta_calls}
+CALLS = {ConvOp: conv_calls, DeltaOp: delta_calls}
 TWINS = {"conv": conv, "delta_step": delta_step, "delta_chunk": delta_chunk}

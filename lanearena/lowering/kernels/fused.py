@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.products import GemvNormOp, GemvRopeOp
+from lanearena.dialects.kinds.rows import GatherNormOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -21,47 +24,46 @@ from lanearena.lowering.kernels.base import (
     quant_out,
     quantized,
     weight,
-    written_forms,
 )
 from lanearena.lowering.kernels.gemv import _blocks, _store
 from lanearena.lowering.kernels.mixture import _norm_into
 from lanearena.lowering.kernels.rows import _table_row
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import QBLOCK, Form, Launch, Step
+from lanearena.model import QBLOCK, Form
 
 NULL = ptr(0)
 
 
-def _written(launch: Launch, at: Operands, name: str) -> tuple:
+def _written(op: KernelOp, at: Operands, name: str) -> tuple:
     """The plain and quantized pointers of output `name` (null where not written)."""
-    forms = written_forms(launch, name)
-    plain = ptr(at.plain(name)) if Form.PLAIN in forms else NULL
-    return (plain, *(quant_out(at, name) if Form.QUANT in forms else (NULL,) * 3))
+    forms, value = op.written_forms(name), op.operand(name)
+    plain = ptr(at.plain(value)) if Form.PLAIN in forms else NULL
+    return (plain, *(quant_out(at, value) if Form.QUANT in forms else (NULL,) * 3))
 
 
-def _f32_gain(launch: Launch, step: Step, at: Operands, name: str) -> np.uint64:
-    data, scales = weight(launch, step, at, name)
+def _f32_gain(op: KernelOp, at: Operands) -> np.uint64:
+    data, scales = weight(op, at, operand(op, "gain"))
     if scales:
-        raise fail(launch, "a norm's gain must be f32")
+        raise fail(op, "a norm's gain must be f32")
     return data
 
 
-def gather_norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    table, ids, gain, x, out = (operand(launch, step, n) for n in ("table", "ids", "gain", "x", "out"))
+def gather_norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    table, ids, x = (operand(op, n) for n in ("table", "ids", "x"))
     v, d = table.shape[0], table.length // table.shape[0]
-    data, scales = weight(launch, step, at, table.name)
-    if (scales or Form.QUANT in written_forms(launch, out.name)) and d % QBLOCK:
-        raise fail(launch, f"rows of {d} values are not a whole number of {QBLOCK}-value blocks")
+    data, scales = weight(op, at, table)
+    if (scales or Form.QUANT in op.written_forms("out")) and d % QBLOCK:
+        raise fail(op, f"rows of {d} values are not a whole number of {QBLOCK}-value blocks")
     args = (
-        ptr(at.plain(x.name)),
-        *_written(launch, at, out.name),
+        ptr(at.plain(x.value)),
+        *_written(op, at, "out"),
         data,
         scales,
-        ptr(at.plain(ids.name)),
-        _f32_gain(launch, step, at, gain.name),
+        ptr(at.plain(ids.value)),
+        _f32_gain(op, at),
         i32(d),
         i32(v),
-        f32(float(launch.params["eps"])),
+        f32(float(op.params["eps"])),
     )
     return [KernelCall("gather_norm", (ids.length, 1, 1), THREADS, args)]
 
@@ -76,33 +78,32 @@ def gather_norm(dev, grid, block, x, out, oh, ol, os, table, scales, ids, gain, 
         _norm_into(dev, (out, oh, ol, os), r * d, dev.download(int(x) + r * d * 4, F32, d).copy(), gain, eps)
 
 
-def _product(launch: Launch, step: Step, at: Operands) -> tuple:
+def _product(op: KernelOp, at: Operands) -> tuple:
     """(rows, n, k, split, the product's arguments from x to kpart) of a fused projection."""
-    x, w = operand(launch, step, "x"), operand(launch, step, "w")
+    x, w = operand(op, "x"), operand(op, "w")
     n, k = w.shape[0], w.length // w.shape[0]
-    split = int(launch.params.get("split", 1))
+    split = int(op.params.get("split", 1))
     if x.length % k or split < 1:
-        raise fail(launch, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
-    quantized(launch, step, k)
+        raise fail(op, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
+    quantized(op, k)
     cut = (ptr(at.scratch("fp")), ptr(at.counter("fq"))) if split > 1 else (NULL, NULL)
-    return x.length // k, n, k, split, (*activation(launch, at, x.name), *weight(launch, step, at, w.name), *cut)
+    return x.length // k, n, k, split, (*activation(op, at, "x"), *weight(op, at, w), *cut)
 
 
-def gemv_norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    rows, n, k, split, product = _product(launch, step, at)
-    out, normed, gain = (operand(launch, step, name).name for name in ("out", "normed", "gain"))
-    if Form.QUANT in written_forms(launch, normed) and n % QBLOCK:
-        raise fail(launch, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
+def gemv_norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    rows, n, k, split, product = _product(op, at)
+    if Form.QUANT in op.written_forms("normed") and n % QBLOCK:
+        raise fail(op, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
     args = (
-        ptr(at.plain(out)),
-        *_written(launch, at, normed),
+        ptr(at.plain(op.operand("out"))),
+        *_written(op, at, "normed"),
         ptr(at.counter("gc")),
         *product,
-        _f32_gain(launch, step, at, gain),
+        _f32_gain(op, at),
         i32(n),
         i32(k),
         i32(k_part(k, split)),
-        f32(float(launch.params["eps"])),
+        f32(float(op.params["eps"])),
     )
     return [KernelCall("gemv_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
 
@@ -123,28 +124,28 @@ def gemv_norm(dev, grid, block, out, nf, nh, nl, ns, gc, x, xh, xl, xs, w, ws, f
     _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, n, int(k), int(kpart), "gemv_norm", finish, TILE)
 
 
-def gemv_rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    rows, n, k, split, product = _product(launch, step, at)
-    heads, kv_heads = int(launch.params["heads"]), int(launch.params["kv_heads"])
+def gemv_rope_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    rows, n, k, split, product = _product(op, at)
+    heads, kv_heads = int(op.params["heads"]), int(op.params["kv_heads"])
     hd = n // (heads + 2 * kv_heads)
-    pos = operand(launch, step, "pos")
+    pos = operand(op, "pos")
     if hd * (heads + 2 * kv_heads) != n or hd % 2 or pos.length != rows:
         raise fail(
-            launch,
+            op,
             f"rows of {n} values are not {heads} q, {kv_heads} k and {kv_heads} v heads of an even "
             f"size, or {pos.length} positions for {rows} rows",
         )
     args = (
-        ptr(at.plain(operand(launch, step, "out").name)),
+        ptr(at.plain(op.operand("out"))),
         ptr(at.counter("gc")),
         *product,
-        ptr(at.plain(pos.name)),
+        ptr(at.plain(pos.value)),
         i32(n),
         i32(k),
         i32(k_part(k, split)),
         i32(hd),
         i32(heads + kv_heads),
-        f32(float(launch.params["theta"])),
+        f32(float(op.params["theta"])),
     )
     return [KernelCall("gemv_rope", (cdiv(n, TILE), split, rows), THREADS, args)]
 
@@ -175,5 +176,5 @@ def gemv_rope(dev, grid, block, out, gc, x, xh, xl, xs, w, ws, fp, fq, pos, n, k
     _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, n, int(k), int(kpart), "gemv_rope", finish, TILE)
 
 
-CALLS = {"gather_norm": gather_norm_calls, "gemv_norm": gemv_norm_calls, "gemv_rope": gemv_rope_calls}
+CALLS = {GatherNormOp: gather_norm_calls, GemvNormOp: gemv_norm_calls, GemvRopeOp: gemv_rope_calls}
 TWINS = {"gather_norm": gather_norm, "gemv_norm": gemv_norm, "gemv_rope": gemv_rope}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.products import GemvOp, GluOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -22,40 +24,39 @@ from lanearena.lowering.kernels.base import (
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
-from lanearena.model import Launch, Step
 
 
-def _shape(launch: Launch, step: Step, w_name: str) -> tuple[int, int, int, int]:
+def _shape(op: KernelOp, w_name: str) -> tuple[int, int, int, int]:
     """(rows, n, k, split) of a product, checked."""
-    x, w = operand(launch, step, "x"), operand(launch, step, w_name)
+    x, w = operand(op, "x"), operand(op, w_name)
     n, k = w.shape[0], w.length // w.shape[0]
-    split = int(launch.params.get("split", 1))
+    split = int(op.params.get("split", 1))
     if x.length % k or split < 1:
-        raise fail(launch, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
-    quantized(launch, step, k)
+        raise fail(op, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
+    quantized(op, k)
     return x.length // k, n, k, split
 
 
-def _split(launch: Launch, at: Operands, split: int, parts: str, counts: str) -> tuple[np.uint64, np.uint64]:
+def _split(op: KernelOp, at: Operands, split: int, parts: str, counts: str) -> tuple[np.uint64, np.uint64]:
     """The partial sums' and counters' pointers of a split (null when not split)."""
     if split == 1:
         return ptr(0), ptr(0)
     return ptr(at.scratch(parts)), ptr(at.counter(counts))
 
 
-def gemv_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    rows, n, k, split = _shape(launch, step, "w")
-    x, w, out = (operand(launch, step, name).name for name in ("x", "w", "out"))
-    pitch, start = int(launch.params.get("pitch", n)), int(launch.params.get("start", 0))
-    if int(launch.params.get("width", n)) != n or start + n > pitch:
-        raise fail(launch, f"{n} columns do not fit [start, start + width) of a pitch of {pitch}")
-    out_at = ptr(at.plain(out) + start * 4)
+def gemv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    rows, n, k, split = _shape(op, "w")
+    w, out = operand(op, "w"), operand(op, "out")
+    pitch, start = int(op.params.get("pitch", n)), int(op.params.get("start", 0))
+    if int(op.params.get("width", n)) != n or start + n > pitch:
+        raise fail(op, f"{n} columns do not fit [start, start + width) of a pitch of {pitch}")
+    out_at = ptr(at.plain(out.value) + start * 4)
     args = (
         out_at,
         i32(pitch),
-        *activation(launch, at, x),
-        *weight(launch, step, at, w),
-        *_split(launch, at, split, "fp", "fq"),
+        *activation(op, at, "x"),
+        *weight(op, at, w),
+        *_split(op, at, split, "fp", "fq"),
         i32(n),
         i32(k),
         i32(k_part(k, split)),
@@ -107,15 +108,15 @@ def _store(dev, out, pitch, c0: int, r0: int, values: np.ndarray) -> None:
         dev.upload(int(out) + ((r0 + r) * int(pitch) + c0) * 4, row)
 
 
-def glu_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    rows, n, k, split = _shape(launch, step, "w_gate")
-    x, wg, wu, out = (operand(launch, step, name).name for name in ("x", "w_gate", "w_up", "out"))
-    weights = (*weight(launch, step, at, wg), *weight(launch, step, at, wu))
+def glu_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    rows, n, k, split = _shape(op, "w_gate")
+    wg, wu, out = (operand(op, name) for name in ("w_gate", "w_up", "out"))
+    weights = (*weight(op, at, wg), *weight(op, at, wu))
     args = (
-        ptr(at.plain(out)),
-        *activation(launch, at, x),
+        ptr(at.plain(out.value)),
+        *activation(op, at, "x"),
         *weights,
-        *_split(launch, at, split, "gp", "gq"),
+        *_split(op, at, split, "gp", "gq"),
         i32(n),
         i32(k),
         i32(k_part(k, split)),
@@ -133,5 +134,5 @@ def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, gp, gq, n, k, kp
     _blocks(dev, grid, (x, xh, xl, xs), [(wg, wgs), (wu, wus)], gp, gq, int(n), int(k), int(kpart), "glu", finish, 1)
 
 
-CALLS = {"gemv": gemv_calls, "glu": glu_calls}
+CALLS = {GemvOp: gemv_calls, GluOp: glu_calls}
 TWINS = {"gemv": gemv, "glu": glu}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.kinds import KINDS
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeSharedOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -19,52 +20,52 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
+    numerics,
     operand,
     ptr,
     quant_out,
     quantized,
     weight,
-    written_forms,
 )
 from lanearena.lowering.kernels.rows import _store_quantized, quantize_call
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import QBLOCK, Form, Launch, Numerics, Step
+from lanearena.model import QBLOCK, Form, Numerics
 
 TOPK_MAX = 32
 WARPS = THREADS[0] // 32
 NULL = ptr(0)
 
 
-def _mixture(launch: Launch, step: Step):
+def _mixture(op: KernelOp):
     """(x, weights, rows, d, f, experts, topk) of a mixture launch, checked."""
-    x, wr, wg, wu, wd = (operand(launch, step, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down"))
-    experts, topk = int(launch.params["experts"]), int(launch.params["topk"])
+    x, wr, wg, wu, wd = (operand(op, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down"))
+    experts, topk = int(op.params["experts"]), int(op.params["topk"])
     _, f, d = wg.shape
     rows = x.length // d
-    if launch.params.get("tc", 0) or launch.params.get("paired", 0):
-        raise fail(launch, "no kernels for a mixture on the tensor cores (tc, paired)")
+    if op.params.get("tc", 0) or op.params.get("paired", 0):
+        raise fail(op, "no kernels for a mixture on the tensor cores (tc, paired)")
     if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or rows * d != x.length:
         raise fail(
-            launch,
+            op,
             f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
             f"{experts} experts over rows of {d} ({x.length} values)",
         )
     if not 1 <= topk <= min(experts, TOPK_MAX):
-        raise fail(launch, f"top {topk} of {experts} experts (at most {TOPK_MAX})")
-    if (quantized(launch, step, d) or step.numerics is not Numerics.F32) and f % QBLOCK:
-        raise fail(launch, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
+        raise fail(op, f"top {topk} of {experts} experts (at most {TOPK_MAX})")
+    if (quantized(op, d) or numerics(op) is not Numerics.F32) and f % QBLOCK:
+        raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
     return x, (wr, wg, wu, wd), rows, d, f, experts, topk
 
 
-def _route(launch: Launch, step: Step, at: Operands, x, wr, rows: int, d: int, experts: int, topk: int):
+def _route(op: KernelOp, at: Operands, x, wr, rows: int, d: int, experts: int, topk: int):
     """The router's calls: logits, choices and gates (moe_route), or logits by a product cut along k in
     `router_split` parts (gemv over scratch rp, rq) and then the choices (mix_pick)."""
-    router, scales = weight(launch, step, at, wr.name)
+    router, scales = weight(op, at, wr)
     if scales:
-        raise fail(launch, "the router must be f32")
-    xs = activation(launch, at, x.name)
+        raise fail(op, "the router must be f32")
+    xs = activation(op, at, "x")
     rl, ids, gates, rc = ptr(at.scratch("rl")), ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.counter("rc"))
-    split = int(launch.params.get("router_split", 1))
+    split = int(op.params.get("router_split", 1))
     if split == 1:
         return [
             KernelCall(
@@ -86,38 +87,34 @@ def _route(launch: Launch, step: Step, at: Operands, x, wr, rows: int, d: int, e
     ]
 
 
-def _normed(launch: Launch, step: Step, at: Operands) -> tuple:
+def _normed(op: KernelOp, at: Operands) -> tuple:
     """The plain and quantized pointers of a fused norm's output (`normed`), null where not written or not fused."""
-    if "normed" not in KINDS[launch.kind].outs:
+    if "normed" not in op.WRITES:
         return (NULL,) * 4
-    normed = operand(launch, step, "normed").name
-    forms = written_forms(launch, normed)
+    normed, forms = op.operand("normed"), op.written_forms("normed")
     plain = ptr(at.plain(normed)) if Form.PLAIN in forms else NULL
     return (plain, *(quant_out(at, normed) if Form.QUANT in forms else (NULL,) * 3))
 
 
-def _fused(launch: Launch, step: Step, at: Operands) -> tuple:
+def _fused(op: KernelOp, at: Operands) -> tuple:
     """The residual's and the norm gain's pointers and eps of a fused mixture (null where the kind has none)."""
-    residual = ptr(at.plain(operand(launch, step, "residual").name)) if "residual" in _operands(launch) else NULL
+    names = op.operand_names()
+    residual = ptr(at.plain(op.operand("residual"))) if "residual" in names else NULL
     gain = NULL
-    if "gain" in _operands(launch):
-        gain, scales = weight(launch, step, at, operand(launch, step, "gain").name)
+    if "gain" in names:
+        gain, scales = weight(op, at, operand(op, "gain"))
         if scales:
-            raise fail(launch, "a norm's gain must be f32")
-    return residual, gain, f32(float(launch.params.get("eps", 1e-6)))
+            raise fail(op, "a norm's gain must be f32")
+    return residual, gain, f32(float(op.params.get("eps", 1e-6)))
 
 
-def _operands(launch: Launch) -> tuple[str, ...]:
-    return KINDS[launch.kind].ins
-
-
-def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+def batched_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     """A block's rows through the mixture grouped by expert: route, group, gather, hidden rows, weighed rows,
     combined a row a block (with the residual and the next norm where fused)."""
-    x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(launch, step)
-    out = operand(launch, step, "out")
+    x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(op)
+    out = operand(op, "out")
     choices = rows * topk
-    calls = _route(launch, step, at, x, wr, rows, d, experts, topk)
+    calls = _route(op, at, x, wr, rows, d, experts, topk)
     ids, gates = ptr(at.scratch("i")), ptr(at.scratch("g"))
     el, ep = ptr(at.scratch("el")), ptr(at.scratch("ep"))
     calls.append(
@@ -128,17 +125,15 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             (ptr(at.scratch("ec")), ptr(at.scratch("eo")), el, ep, ids, i32(experts), i32(choices)),
         )
     )
-    two = step.numerics.two_words
-    if step.numerics is Numerics.F32:
+    two = numerics(op).two_words
+    if numerics(op) is Numerics.F32:
         gathered = (ptr(at.scratch("gx")), NULL, NULL, NULL)
     else:
         if d % QBLOCK:
-            raise fail(launch, f"rows of {d} values cannot be quantized in {QBLOCK}-value blocks")
+            raise fail(op, f"rows of {d} values cannot be quantized in {QBLOCK}-value blocks")
         gathered = (NULL, ptr(at.scratch("gq")), ptr(at.scratch("gl")) if two else NULL, ptr(at.scratch("gs")))
     calls.append(
-        KernelCall(
-            "mix_gather", (choices, 1, 1), THREADS, (*gathered, *activation(launch, at, x.name), el, i32(d), i32(topk))
-        )
+        KernelCall("mix_gather", (choices, 1, 1), THREADS, (*gathered, *activation(op, at, "x"), el, i32(d), i32(topk)))
     )
     h = ptr(at.scratch("h"))
     calls.append(
@@ -151,15 +146,15 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 *gathered,
                 ids,
                 el,
-                *weight(launch, step, at, wg.name),
-                *weight(launch, step, at, wu.name),
+                *weight(op, at, wg),
+                *weight(op, at, wu),
                 i32(d),
                 i32(f),
             ),
         )
     )
     hidden = (h, NULL, NULL, NULL)
-    if step.numerics is not Numerics.F32:
+    if numerics(op) is not Numerics.F32:
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if two else NULL, ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, choices * f))
         hidden = (NULL, *hq)
@@ -169,18 +164,18 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             "mix_weigh",
             (cdiv(d, TILE), choices, 1),
             THREADS,
-            (pa, *hidden, ids, gates, el, *weight(launch, step, at, wd.name), i32(d), i32(f)),
+            (pa, *hidden, ids, gates, el, *weight(op, at, wd), i32(d), i32(f)),
         )
     )
-    residual, gain, eps = _fused(launch, step, at)
+    residual, gain, eps = _fused(op, at)
     shared, fs = (NULL,) * 7, 0
-    if launch.kind == "moe_shared":
+    if op.kind == "moe_shared":
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
-        sg, su, sd, sr = (operand(launch, step, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
+        sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
         fs = sg.shape[0]
-        if fs > topk * f or (step.numerics is not Numerics.F32 and fs % QBLOCK):
+        if fs > topk * f or (numerics(op) is not Numerics.F32 and fs % QBLOCK):
             raise fail(
-                launch,
+                op,
                 f"a shared hidden row of {fs} values does not fit the {topk} x {f} of the choices' "
                 f"rows, or is not whole {QBLOCK}-value blocks",
             )
@@ -191,9 +186,9 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 THREADS,
                 (
                     h,
-                    *activation(launch, at, x.name),
-                    *weight(launch, step, at, sg.name),
-                    *weight(launch, step, at, su.name),
+                    *activation(op, at, "x"),
+                    *weight(op, at, sg),
+                    *weight(op, at, su),
                     NULL,
                     NULL,
                     i32(fs),
@@ -202,23 +197,23 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 ),
             )
         )
-        if step.numerics is not Numerics.F32:
+        if numerics(op) is not Numerics.F32:
             calls.append(quantize_call(h, hidden[1:], rows * fs))
-        shared = (*hidden, *weight(launch, step, at, sd.name), weight(launch, step, at, sr.name)[0])
+        shared = (*hidden, *weight(op, at, sd), weight(op, at, sr)[0])
     calls.append(
         KernelCall(
             "mix_combine",
             (rows, 1, 1),
             THREADS,
             (
-                ptr(at.plain(out.name)),
-                *_normed(launch, step, at),
+                ptr(at.plain(out.value)),
+                *_normed(op, at),
                 pa,
                 ep,
                 residual,
                 gain,
                 *shared,
-                *(activation(launch, at, x.name) if fs else (NULL,) * 4),
+                *(activation(op, at, "x") if fs else (NULL,) * 4),
                 i32(d),
                 i32(fs),
                 i32(topk),
@@ -229,14 +224,14 @@ def batched_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     return calls
 
 
-def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
+def decode_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     """The decode row's mixture with a shared expert, the residual or the next norm: route, the choices' hidden rows
     and the shared expert's after them, quantized under int8, and the down projections finished in mix_down."""
-    x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(launch, step)
-    out = operand(launch, step, "out")
-    calls = _route(launch, step, at, x, wr, rows, d, experts, topk)
+    x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(op)
+    out = operand(op, "out")
+    calls = _route(op, at, x, wr, rows, d, experts, topk)
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
-    xs = activation(launch, at, x.name)
+    xs = activation(op, at, "x")
     calls.append(
         KernelCall(
             "moe_hidden",
@@ -246,18 +241,18 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 h,
                 *xs,
                 ids,
-                *weight(launch, step, at, wg.name),
-                *weight(launch, step, at, wu.name),
+                *weight(op, at, wg),
+                *weight(op, at, wu),
                 i32(d),
                 i32(f),
                 i32(topk),
             ),
         )
     )
-    shared = launch.kind == "moe_shared"
-    fs = operand(launch, step, "w_shared_gate").shape[0] if shared else 0
+    shared = op.kind == "moe_shared"
+    fs = operand(op, "w_shared_gate").shape[0] if shared else 0
     if shared:
-        sg, su = operand(launch, step, "w_shared_gate").name, operand(launch, step, "w_shared_up").name
+        sg, su = operand(op, "w_shared_gate"), operand(op, "w_shared_up")
         calls.append(
             KernelCall(
                 "glu",
@@ -266,8 +261,8 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 (
                     ptr(int(h) + topk * f * 4),
                     *xs,
-                    *weight(launch, step, at, sg),
-                    *weight(launch, step, at, su),
+                    *weight(op, at, sg),
+                    *weight(op, at, su),
                     NULL,
                     NULL,
                     i32(fs),
@@ -277,18 +272,18 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             )
         )
     hidden = (h, NULL, NULL, NULL)
-    if step.numerics is not Numerics.F32:
+    if numerics(op) is not Numerics.F32:
         if fs % QBLOCK:
-            raise fail(launch, f"a shared hidden row of {fs} values is not a whole number of {QBLOCK}-value blocks")
-        hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if step.numerics.two_words else NULL, ptr(at.scratch("hs")))
+            raise fail(op, f"a shared hidden row of {fs} values is not a whole number of {QBLOCK}-value blocks")
+        hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if numerics(op).two_words else NULL, ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, topk * f + fs))
         hidden = (NULL, *hq)
     if shared:
-        sd, sr = operand(launch, step, "w_shared_down").name, operand(launch, step, "w_shared_router").name
-        shared_args = (*weight(launch, step, at, sd), weight(launch, step, at, sr)[0])
+        sd, sr = operand(op, "w_shared_down"), operand(op, "w_shared_router")
+        shared_args = (*weight(op, at, sd), weight(op, at, sr)[0])
     else:
         shared_args = (NULL, NULL, NULL)
-    residual, gain, eps = _fused(launch, step, at)
+    residual, gain, eps = _fused(op, at)
     gc = ptr(at.counter("gc")) if gain else NULL
     calls.append(
         KernelCall(
@@ -296,13 +291,13 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             (cdiv(d, TILE), 1, 1),
             THREADS,
             (
-                ptr(at.plain(out.name)),
-                *_normed(launch, step, at),
+                ptr(at.plain(out.value)),
+                *_normed(op, at),
                 gc,
                 *hidden,
                 ids,
                 gates,
-                *weight(launch, step, at, wd.name),
+                *weight(op, at, wd),
                 *shared_args,
                 *xs,
                 residual,
@@ -318,10 +313,10 @@ def decode_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
     return calls
 
 
-def fused_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    x = operand(launch, step, "x")
-    d = operand(launch, step, "w_gate").shape[2]
-    return batched_calls(launch, step, at) if x.length // d > 1 else decode_calls(launch, step, at)
+def fused_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    x = operand(op, "x")
+    d = operand(op, "w_gate").shape[2]
+    return batched_calls(op, at) if x.length // d > 1 else decode_calls(op, at)
 
 
 # --- Twins -----------------------------------------------------------------------------------------------------
@@ -547,7 +542,7 @@ def _shared_row(dev, hidden: tuple, at: int, fs: int):
     return twin.activation(dev, moved, range(1), fs, 0, fs)
 
 
-CALLS = {"moe_shared": fused_calls, "moe_add": fused_calls, "moe_add_norm": fused_calls}
+CALLS = {MoeSharedOp: fused_calls, MoeAddOp: fused_calls, MoeAddNormOp: fused_calls}
 TWINS = {
     "mix_pick": mix_pick,
     "mix_group": mix_group,

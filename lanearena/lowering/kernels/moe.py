@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.mixtures import MoeOp
 from lanearena.lowering.kernels import mixture, twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -15,6 +17,7 @@ from lanearena.lowering.kernels.base import (
     cdiv,
     fail,
     i32,
+    numerics,
     operand,
     ptr,
     quantized,
@@ -22,7 +25,7 @@ from lanearena.lowering.kernels.base import (
 )
 from lanearena.lowering.kernels.rows import quantize_call
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import QBLOCK, Launch, Numerics, Step
+from lanearena.model import QBLOCK, Numerics
 
 TOPK_MAX = 32
 """The most choices a row may make (moe.cu's TOPK_MAX)."""
@@ -31,27 +34,27 @@ WARPS = THREADS[0] // 32
 """Router logits a block computes: one a warp."""
 
 
-def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    x, wr, wg, wu, wd, out = (operand(launch, step, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
-    experts, topk = int(launch.params["experts"]), int(launch.params["topk"])
+def moe_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    x, wr, wg, wu, wd, out = (operand(op, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
+    experts, topk = int(op.params["experts"]), int(op.params["topk"])
     _, f, d = wg.shape
     rows = x.length // d
     if rows > 1:  # a block's rows grouped by expert
-        return mixture.batched_calls(launch, step, at)
+        return mixture.batched_calls(op, at)
     if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or out.length != x.length:
         raise fail(
-            launch,
+            op,
             f"weights {wr.shape}, {wg.shape}, {wu.shape}, {wd.shape} do not make a mixture of "
             f"{experts} experts over rows of {d} ({x.length} values)",
         )
     if not 1 <= topk <= min(experts, TOPK_MAX) or rows * d != x.length:
-        raise fail(launch, f"top {topk} of {experts} experts (at most {TOPK_MAX}), or {x.length} values not rows")
-    if (quantized(launch, step, d) or step.numerics is not Numerics.F32) and f % QBLOCK:
-        raise fail(launch, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
-    router, router_scales = weight(launch, step, at, wr.name)
+        raise fail(op, f"top {topk} of {experts} experts (at most {TOPK_MAX}), or {x.length} values not rows")
+    if (quantized(op, d) or numerics(op) is not Numerics.F32) and f % QBLOCK:
+        raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
+    router, router_scales = weight(op, at, wr)
     if router_scales:
-        raise fail(launch, "the router must be f32")
-    xs = activation(launch, at, x.name)
+        raise fail(op, "the router must be f32")
+    xs = activation(op, at, "x")
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
     sizes = (i32(d), i32(f), i32(topk))
     calls = [
@@ -65,12 +68,12 @@ def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             "moe_hidden",
             (cdiv(f, TILE), topk, rows),
             THREADS,
-            (h, *xs, ids, *weight(launch, step, at, wg.name), *weight(launch, step, at, wu.name), *sizes),
+            (h, *xs, ids, *weight(op, at, wg), *weight(op, at, wu), *sizes),
         ),
     ]
     hidden = (h, ptr(0), ptr(0), ptr(0))
-    if step.numerics is not Numerics.F32:
-        hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl") if step.numerics.two_words else 0), ptr(at.scratch("hs")))
+    if numerics(op) is not Numerics.F32:
+        hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl") if numerics(op).two_words else 0), ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, rows * topk * f))
         hidden = (ptr(0), *hq)
     calls.append(
@@ -78,7 +81,7 @@ def moe_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             "moe_down",
             (cdiv(d, TILE), rows, 1),
             THREADS,
-            (ptr(at.plain(out.name)), *hidden, ids, gates, *weight(launch, step, at, wd.name), *sizes),
+            (ptr(at.plain(out.value)), *hidden, ids, gates, *weight(op, at, wd), *sizes),
         )
     )
     return calls
@@ -140,5 +143,5 @@ def moe_down(dev, grid, block, out, h, hh, hl, hs, ids, gates, wd, wds, d, f, to
         dev.upload(int(out) + (r * d + c0) * 4, acc)
 
 
-CALLS = {"moe": moe_calls}
+CALLS = {MoeOp: moe_calls}
 TWINS = {"moe_route": moe_route, "moe_hidden": moe_hidden, "moe_down": moe_down}

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.kinds import BINARY_OPS
+from lanearena.dialects.attrs import BinaryKind
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.rows import BinaryOp, RopeOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, f32, fail, i32, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import Launch, Step
+
+BINARY_OPS = tuple(k.value for k in BinaryKind)
+"""The element-wise ops by the index the kernel takes."""
 
 
-def binary_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    a, b, out = (operand(launch, step, n) for n in ("a", "b", "out"))
-    op = launch.params["op"]
-    if op not in BINARY_OPS:
-        raise fail(launch, f"op '{op}' is none of {', '.join(BINARY_OPS)}")
+def binary_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    a, b, out = (operand(op, n) for n in ("a", "b", "out"))
+    kind = op.params["op"]
+    if kind not in BINARY_OPS:
+        raise fail(op, f"op '{kind}' is none of {', '.join(BINARY_OPS)}")
     if not a.length == b.length == out.length:
-        raise fail(launch, f"operands of {a.length}, {b.length} and {out.length} values")
+        raise fail(op, f"operands of {a.length}, {b.length} and {out.length} values")
     n = out.length
-    args = (ptr(at.plain(out.name)), ptr(at.plain(a.name)), ptr(at.plain(b.name)), i32(n), i32(BINARY_OPS.index(op)))
+    pointers = (ptr(at.plain(t.value)) for t in (out, a, b))
+    args = (*pointers, i32(n), i32(BINARY_OPS.index(kind)))
     return [KernelCall("binary", (cdiv(n, THREADS[0]), 1, 1), THREADS, args)]
 
 
@@ -40,19 +45,19 @@ def _gated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a / (F32(1) + np.exp(-b))
 
 
-def rope_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    pos, x = operand(launch, step, "pos"), operand(launch, step, "x")
-    heads, rows = int(launch.params["heads"]), pos.length
+def rope_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    pos, x = operand(op, "pos"), operand(op, "x")
+    heads, rows = int(op.params["heads"]), pos.length
     hd = x.length // (rows * heads)
-    rot = int(launch.params.get("rotary", 0)) or hd
+    rot = int(op.params.get("rotary", 0)) or hd
     if hd % 2 or hd * heads * rows != x.length or rot % 2 or rot > hd:
         raise fail(
-            launch,
+            op,
             f"{x.length} values are not {rows} rows of {heads} heads of an even size, or they do not "
             f"hold an even {rot} values to turn",
         )
-    theta = f32(float(launch.params["theta"]))
-    args = (ptr(at.plain(x.name)), ptr(at.plain(pos.name)), i32(heads), i32(hd), i32(rot), theta)
+    theta = f32(float(op.params["theta"]))
+    args = (ptr(at.plain(x.value)), ptr(at.plain(pos.value)), i32(heads), i32(hd), i32(rot), theta)
     return [KernelCall("rope", (heads, rows, 1), THREADS, args)]
 
 
@@ -70,5 +75,5 @@ def rope(dev, grid, block, x, pos, heads, hd, rot, theta) -> None:
             dev.upload(at, np.concatenate([a * c - b * s, b * c + a * s]))
 
 
-CALLS = {"binary": binary_calls, "rope": rope_calls}
+CALLS = {BinaryOp: binary_calls, RopeOp: rope_calls}
 TWINS = {"binary": binary, "rope": rope}

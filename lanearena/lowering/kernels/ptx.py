@@ -100,10 +100,27 @@ def body(text: str) -> str:
     return "\n".join(lines[i:])
 
 
-@functools.cache
+ADDED: dict[str, str] = {}
+"""The PTX modules of kinds added outside the package (`kernels.register`), by name."""
+
+
 def modules() -> dict[str, str]:
-    """Every PTX module's text by its source's name (`gemv` for gemv.cu)."""
+    """Every PTX module's text by its source's name (`gemv` for gemv.cu), the added ones' too."""
+    return _packaged() | ADDED
+
+
+@functools.cache
+def _packaged() -> dict[str, str]:
     return {p.stem: p.read_text() for p in sorted(HERE.glob("*.ptx"))}
+
+
+def add_module(name: str, text: str) -> None:
+    """Adds PTX module `name` (a kind's kernels, compiled outside the package), or drops it where `text` is empty."""
+    if text:
+        ADDED[name] = text
+    else:
+        ADDED.pop(name, None)
+    _entries.cache_clear()
 
 
 @functools.cache

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.rows import GatherOp, NormOp, QuantizeOp
 from lanearena.lowering import quant
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
@@ -18,19 +20,18 @@ from lanearena.lowering.kernels.base import (
     ptr,
     quant_out,
     weight,
-    written_forms,
 )
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import QBLOCK, Form, Launch, Step
+from lanearena.model import QBLOCK, Form
 
 
-def gather_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    table, ids, out = (operand(launch, step, n) for n in ("table", "ids", "out"))
+def gather_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    table, ids, out = (operand(op, n) for n in ("table", "ids", "out"))
     v, d = table.shape[0], table.length // table.shape[0]
-    data, scales = weight(launch, step, at, table.name)
+    data, scales = weight(op, at, table)
     if scales and d % QBLOCK:
-        raise fail(launch, f"a Q8_0 table row of {d} values is not a whole number of {QBLOCK}-value blocks")
-    args = (ptr(at.plain(out.name)), data, scales, ptr(at.plain(ids.name)), i32(d), i32(v))
+        raise fail(op, f"a Q8_0 table row of {d} values is not a whole number of {QBLOCK}-value blocks")
+    args = (ptr(at.plain(out.value)), data, scales, ptr(at.plain(ids.value)), i32(d), i32(v))
     return [KernelCall("gather", (ids.length, 1, 1), THREADS, args)]
 
 
@@ -48,18 +49,18 @@ def _table_row(dev, table: int, scales: int, row: int, d: int) -> np.ndarray:
     return w[0] if isinstance(w, np.ndarray) else quant.dequantize(quant.Quantized(w.hi[0], None, w.scales[0]))
 
 
-def norm_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    x, gain, out = (operand(launch, step, n) for n in ("x", "gain", "out"))
+def norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    x, gain, out = (operand(op, n) for n in ("x", "gain", "out"))
     d = gain.length
-    forms = written_forms(launch, out.name)
+    forms = op.written_forms("out")
     if Form.QUANT in forms and d % QBLOCK:
-        raise fail(launch, f"a row of {d} values cannot be quantized in {QBLOCK}-value blocks")
-    plain = ptr(at.plain(out.name)) if Form.PLAIN in forms else ptr(0)
-    q = quant_out(at, out.name) if Form.QUANT in forms else (ptr(0),) * 3
-    gain_data, gain_scales = weight(launch, step, at, gain.name)
+        raise fail(op, f"a row of {d} values cannot be quantized in {QBLOCK}-value blocks")
+    plain = ptr(at.plain(out.value)) if Form.PLAIN in forms else ptr(0)
+    q = quant_out(at, out.value) if Form.QUANT in forms else (ptr(0),) * 3
+    gain_data, gain_scales = weight(op, at, gain)
     if gain_scales:
-        raise fail(launch, "a norm's gain must be f32")
-    args = (plain, *q, ptr(at.plain(x.name)), gain_data, i32(d), f32(float(launch.params["eps"])))
+        raise fail(op, "a norm's gain must be f32")
+    args = (plain, *q, ptr(at.plain(x.value)), gain_data, i32(d), f32(float(op.params["eps"])))
     return [KernelCall("rms_norm", (x.length // d, 1, 1), THREADS, args)]
 
 
@@ -86,11 +87,11 @@ def _store_quantized(dev, ptrs: tuple, at: int, values: np.ndarray) -> None:
     dev.upload(scales + at // QBLOCK * 4, q.scales)
 
 
-def quantize_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    x, out = operand(launch, step, "x"), operand(launch, step, "out")
+def quantize_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    x, out = operand(op, "x"), operand(op, "out")
     if x.length % QBLOCK:
-        raise fail(launch, f"{x.length} values are not a whole number of {QBLOCK}-value blocks")
-    return [quantize_call(ptr(at.plain(x.name)), quant_out(at, out.name), x.length)]
+        raise fail(op, f"{x.length} values are not a whole number of {QBLOCK}-value blocks")
+    return [quantize_call(ptr(at.plain(x.value)), quant_out(at, out.value), x.length)]
 
 
 def quantize_call(x: np.uint64, out: tuple, n: int) -> KernelCall:
@@ -107,5 +108,5 @@ def quantize(dev, grid, block, oh, ol, os, x, n) -> None:
         _store_quantized(dev, (oh, ol, os), at, dev.download(int(x) + at * 4, F32, min(each, n - at)))
 
 
-CALLS = {"gather": gather_calls, "norm": norm_calls, "quantize": quantize_calls}
+CALLS = {GatherOp: gather_calls, NormOp: norm_calls, QuantizeOp: quantize_calls}
 TWINS = {"gather": gather, "rms_norm": rms_norm, "quantize": quantize}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kinds.products import GemmTcOp, GluTcOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -16,39 +18,39 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
+    numerics,
     operand,
     ptr,
     quantized,
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
-from lanearena.model import Launch, Step
 from lanearena.seedhelpers import GEMM_TILE_N, gemm_rows, gemm_tiles_wide
 
 NULL = ptr(0)
 
 
-def tiles_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
-    gated = launch.kind == "glu_tc"
-    x, w, out = (operand(launch, step, n) for n in ("x", "w_gate" if gated else "w", "out"))
+def tiles_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+    gated = op.kind == "glu_tc"
+    x, w, out = (operand(op, n) for n in ("x", "w_gate" if gated else "w", "out"))
     n, k = w.shape[0], w.length // w.shape[0]
     if x.length % k:
-        raise fail(launch, f"x of {x.length} values is not rows of {k}")
+        raise fail(op, f"x of {x.length} values is not rows of {k}")
     m = x.length // k
-    quantized(launch, step, k)
-    split, whole = int(launch.params.get("split", 1)), int(launch.params.get("whole", 0))
+    quantized(op, k)
+    split, whole = int(op.params.get("split", 1)), int(op.params.get("whole", 0))
     weights = (
-        *weight(launch, step, at, w.name),
-        *(weight(launch, step, at, operand(launch, step, "w_up").name) if gated else (NULL, NULL)),
+        *weight(op, at, w),
+        *(weight(op, at, operand(op, "w_up")) if gated else (NULL, NULL)),
     )
-    xs = activation(launch, at, x.name)
+    xs = activation(op, at, "x")
     if split > 1:
-        rt, wide = gemm_rows(m, step.numerics), gemm_tiles_wide(2 * n if gated else n)
+        rt, wide = gemm_rows(m, numerics(op)), gemm_tiles_wide(2 * n if gated else n)
         tiles = wide * cdiv(m, rt)
         if not 0 <= whole < tiles:
-            raise fail(launch, f"whole {whole} leaves none of its {tiles} tiles to cut")
+            raise fail(op, f"whole {whole} leaves none of its {tiles} tiles to cut")
         args = (
-            ptr(at.plain(out.name)),
+            ptr(at.plain(out.value)),
             *xs,
             *weights,
             ptr(at.scratch("tp")),
@@ -68,7 +70,7 @@ def tiles_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
         return [
             KernelCall("glu_sums", (cdiv(n, TILE), m, 1), THREADS, (mg, mu, *xs, *weights, i32(n), i32(k))),
             KernelCall(
-                "glu_gated", (cdiv(m * n, THREADS[0]), 1, 1), THREADS, (ptr(at.plain(out.name)), mg, mu, i32(m * n))
+                "glu_gated", (cdiv(m * n, THREADS[0]), 1, 1), THREADS, (ptr(at.plain(out.value)), mg, mu, i32(m * n))
             ),
         ]
     if gated:
@@ -77,7 +79,7 @@ def tiles_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
                 "glu",
                 (cdiv(n, TILE), 1, m),
                 THREADS,
-                (ptr(at.plain(out.name)), *xs, *weights, NULL, NULL, i32(n), i32(k), i32(k)),
+                (ptr(at.plain(out.value)), *xs, *weights, NULL, NULL, i32(n), i32(k), i32(k)),
             )
         ]
     return [
@@ -85,7 +87,7 @@ def tiles_calls(launch: Launch, step: Step, at: Operands) -> list[KernelCall]:
             "gemv",
             (cdiv(n, TILE), 1, m),
             THREADS,
-            (ptr(at.plain(out.name)), i32(n), *xs, *weights[:2], NULL, NULL, i32(n), i32(k), i32(k)),
+            (ptr(at.plain(out.value)), i32(n), *xs, *weights[:2], NULL, NULL, i32(n), i32(k), i32(k)),
         )
     ]
 
@@ -154,5 +156,5 @@ def glu_gated(dev, grid, block, out, mg, mu, count) -> None:
         dev.upload(int(out) + at * 4, twin.silu(g) * u)
 
 
-CALLS = {"gemm_tc": tiles_calls, "glu_tc": tiles_calls}
+CALLS = {GemmTcOp: tiles_calls, GluTcOp: tiles_calls}
 TWINS = {"gemm_tiles": gemm_tiles, "glu_sums": glu_sums, "glu_gated": glu_gated}

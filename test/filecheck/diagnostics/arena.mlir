@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+// RUN: lanearena-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
 // The arena ops' own checks, and those that need the whole step. (Overlaps, alignment and sizes are
 // lane-arena-verify's: test/filecheck/verify.)
@@ -10,8 +10,8 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %a = arena.tensor "a" %arena plain(-256) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
-  lane.launch "y" %a -> %y whole
+  lane.launch "a"(%x) -> (%a whole)
+  lane.launch "y"(%a) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -23,7 +23,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   %s = arena.scratch "s" %arena[0] bytes(-4)
-  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>] scratch(%s)
+  lane.launch "y"(%x) -> (%y whole) asks [#lane.scratch<"s", f32, 4>] scratch(%s)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -35,7 +35,7 @@ lane.step @s numerics(f32) {
   %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
   %a = arena.tensor "a" %arena own(plain = unsafe) : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
+  lane.launch "a"(%x) -> (%a whole)
   lane.output %a : !lane.tensor<64xf32>
 }
 
@@ -48,8 +48,8 @@ lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %a = arena.tensor "a" %arena plain(0) quant(256) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
-  lane.launch "y" %a -> %y whole
+  lane.launch "a"(%x) -> (%a whole)
+  lane.launch "y"(%a) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -60,7 +60,7 @@ lane.step @s numerics(int8) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %a = lane.tensor "a" own(quant = unallocated) : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
+  lane.launch "a"(%x) -> (%a whole)
   lane.output %a : !lane.tensor<64xf32>
 }
 
@@ -76,26 +76,26 @@ lane.step @s numerics(f32) {
 // -----
 
 // More than one arena in a step.
-// CHECK: lane.step @s: more than one arena.alloc (a step has one arena)
+// CHECK: arena.alloc: a step has one arena, and this is its second
 lane.step @s numerics(f32) {
   %a0 = arena.alloc bytes(0) align(256) lower_bound(0) algorithm("hand")
   %a1 = arena.alloc bytes(256) align(256) lower_bound(0) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "y" %x -> %y whole
+  lane.launch "y"(%x) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
 // -----
 
-// Scratch is bytes of the arena, not of another buffer.
-// CHECK: arena.scratch: its arena operand must be the step's arena.alloc
+// Scratch is bytes of the arena, not of another buffer (which a launch takes, not the scratch).
+// CHECK: arena.counter "c": taken by 1 ops, but a scratch or counter buffer is one launch's
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   %c = arena.counter "c" bytes(256)
   %s = arena.scratch "s" %c[0] bytes(256)
-  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>] scratch(%s)
+  lane.launch "y"(%x) -> (%y whole) asks [#lane.scratch<"s", f32, 4>] scratch(%s)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -108,7 +108,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   %c = arena.counter "c" bytes(4)
-  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"c", counter, 4>]
+  lane.launch "y"(%x) -> (%y whole) asks [#lane.scratch<"c", counter, 4>]
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -121,8 +121,8 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %a = arena.tensor "a" %arena plain(0) own(plain = unsafe) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "a" %x -> %a whole
-  lane.launch "y" %a -> %y whole
+  lane.launch "a"(%x) -> (%a whole)
+  lane.launch "y"(%a) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -136,7 +136,7 @@ lane.step @s numerics(f32) {
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   %s0 = arena.scratch "s" %arena[0] bytes(256)
   %s1 = arena.scratch "s" %arena[256] bytes(256)
-  lane.launch "y" %x -> %y whole scratch [#lane.scratch<"s", f32, 4>] scratch(%s0, %s1)
+  lane.launch "y"(%x) -> (%y whole) asks [#lane.scratch<"s", f32, 4>] scratch(%s0, %s1)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -148,14 +148,14 @@ lane.step @s numerics(f32) {
   %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "y" %x -> %y whole scratch(%arena)
+  lane.launch "y"(%x) -> (%y whole) scratch(%arena)
   lane.output %y : !lane.tensor<64xf32>
 }
 
 // -----
 
 // An arena op outside a step.
-// CHECK: arena.alloc: must be directly inside a lane.step, not in builtin.module
+// CHECK: 'arena.alloc' expects parent op 'lane.step'
 %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm("hand")
 
 // -----
@@ -182,7 +182,7 @@ lane.step @s numerics(f32) {
 // -----
 
 // CHECK: arena.mlir:{{[0-9]+}}:{{[0-9]+}}
-// CHECK: arena.alloc: 3 : i64 should be of base attribute string
+// CHECK: 3 : i64 should be of base attribute string
 lane.step @s numerics(f32) {
   %arena = arena.alloc bytes(256) align(256) lower_bound(256) algorithm(3)
   lane.output

@@ -1,11 +1,11 @@
-// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+// RUN: lanearena-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
 // An unknown tensor.
 // CHECK: unknown tensor '%nope': no op before this one defines it
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.binary %x, %nope -> %y op("add")
+  lane.binary %x, %nope -> %y op(add)
   lane.output
 }
 
@@ -54,7 +54,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %w = lane.weight "w" : !lane.tensor<64xf32>
-  lane.launch "k" %x -> %w whole
+  lane.launch "k"(%x) -> (%w whole)
   lane.output
 }
 
@@ -64,7 +64,7 @@ lane.step @s numerics(f32) {
 // CHECK: lane.binary writes input 'x': only the step's computed tensors and state are written
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
-  lane.binary %x, %x -> %x op("add")
+  lane.binary %x, %x -> %x op(add)
   lane.output
 }
 
@@ -93,7 +93,7 @@ lane.step @s numerics(f32) {
 
 // -----
 
-// CHECK: lane.attention: parameter 'kv_heads' is required
+// CHECK: bad_input.mlir:[[# @LINE + 7]]:3: error: Expected 'kv_heads'
 lane.step @s numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<64xf32>
   %kc = lane.state "kc" : !lane.tensor<8x64xf32>

@@ -1,22 +1,22 @@
-// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+// RUN: lanearena-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
 // The kernel ops check their parameters, the forms and element types their kernels take, and their operands'
 // shapes against the kind's semantics (which its scratch and kernels rely on).
 
-// A count that is no positive integer.
-// CHECK: lane.rope: parameter 'heads' must be a positive integer, not 2.5
+// A count that is no integer, or not positive.
+// CHECK: kernels.mlir:[[# @LINE + 6]]:31: error: Expected integer literal
 lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xi32>
   %q = lane.input "q0" : !lane.tensor<128xf32>
   %qr = lane.tensor "q" : !lane.tensor<128xf32>
-  lane.binary %q, %q -> %qr op("add")
+  lane.binary %q, %q -> %qr op(add)
   lane.rope %pos -> %qr heads(2.5)
   lane.output
 }
 
 // -----
 
-// CHECK: lane.attention: parameter 'heads' must be a positive integer, not 'four'
+// CHECK: kernels.mlir:[[# @LINE + 6]]:49: error: Expected integer literal
 lane.step @s numerics(f32) {
   %q = lane.input "q" : !lane.tensor<64xf32>
   %kc = lane.state "kc" : !lane.tensor<8x64xf32>
@@ -28,25 +28,25 @@ lane.step @s numerics(f32) {
 
 // -----
 
-// A part write takes all three of pitch, start and width.
-// CHECK: lane.gemv: a part write takes pitch, start and width together
+// CHECK: lane.attention: parameter 'kv_heads' must be positive, not 0 (in the launch writing 'o')
 lane.step @s numerics(f32) {
-  %x = lane.input "x" : !lane.tensor<64xf32>
-  %w = lane.weight "w" : !lane.tensor<32x64xf32>
-  %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.gemv %x, %w -> %y pitch(64)
+  %q = lane.input "q" : !lane.tensor<64xf32>
+  %kc = lane.state "kc" : !lane.tensor<8x64xf32>
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %o = lane.tensor "o" : !lane.tensor<64xf32>
+  lane.attention %q, %kc, %kc, %pos -> %o heads(4) kv_heads(0)
   lane.output
 }
 
 // -----
 
 // Only the matrix product writes rows into a wider tensor.
-// CHECK: lane.norm: only lane.gemv writes a part of its output (pitch, start, width)
+// CHECK: kernels.mlir:[[# @LINE + 5]]:30: error: Operation part is not registered
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %g = lane.weight "g" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
-  lane.norm %x, %g -> %y pitch(128) start(0) width(64)
+  lane.norm %x, %g -> %y part<128, 0, 64>
   lane.output
 }
 
@@ -58,26 +58,26 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %w = lane.weight "w" : !lane.tensor<32x64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.gemv %x, %w -> %y pitch(64) start(0) width(16)
+  lane.gemv %x, %w -> %y part<64, 0, 16>
   lane.output
 }
 
 // -----
 
 // An operand the kind's kernels take plain, touched quantized.
-// CHECK: lane.binary reads 'h' (its 'a') quantized, but its kernels take 'a' in the plain form
+// CHECK: lane.binary: its kernels take 'a' in the plain form alone: 'a' names no form
 lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "w" %x -> %h(plain, quant) whole
+  lane.launch "w"(%x) -> (%h(plain, quant) whole)
   lane.binary %h(quant), %x -> %y
   lane.output
 }
 
 // -----
 
-// CHECK: lane.gemv writes 'y' (its 'out') quantized, but its kernels write 'out' in the plain form
+// CHECK: lane.gemv: its kernels take 'out' in the plain form alone: 'out' names no form
 lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %w = lane.weight "w" : !lane.tensor<32x64xi8>
@@ -104,7 +104,7 @@ lane.step @s numerics(int8) {
 lane.step @s numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<1xf32>
   %q = lane.tensor "q" : !lane.tensor<128xf32>
-  lane.launch "w" %pos -> %q whole
+  lane.launch "w"(%pos) -> (%q whole)
   lane.rope %pos -> %q heads(4)
   lane.output
 }
@@ -210,7 +210,7 @@ lane.step @s numerics(int8) {
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
   %w = lane.weight "w" : !lane.tensor<32x16xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
-  lane.launch "w" %x -> %h(plain, quant) whole
+  lane.launch "w"(%x) -> (%h(plain, quant) whole)
   lane.gemv %h(quant), %w -> %y
   lane.output
 }

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+// RUN: lanearena-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
 // The verifiers' checks on launches (generic and of every kernel kind) and on what needs the whole step.
 
@@ -8,8 +8,8 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "w" %x -> %h whole
-  lane.launch "r" %h(quant) -> %y whole
+  lane.launch "w"(%x) -> (%h whole)
+  lane.launch "r"(%h(quant)) -> (%y whole)
   lane.output
 }
 
@@ -20,7 +20,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
-  lane.launch "w" %x -> %h(plain, plain) whole
+  lane.launch "w"(%x) -> (%h(plain, plain) whole)
   lane.output
 }
 
@@ -31,7 +31,7 @@ lane.step @s numerics(int8) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
-  lane.launch "" %x -> %h whole
+  lane.launch ""(%x) -> (%h whole)
   lane.output
 }
 
@@ -42,7 +42,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
-  lane.launch "lo" %x -> %p part<48, 0, 48>
+  lane.launch "lo"(%x) -> (%p part<48, 0, 48>)
   lane.output
 }
 
@@ -54,7 +54,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
-  lane.launch "lo" %x -> %p part<64, 60, 32>
+  lane.launch "lo"(%x) -> (%p part<64, 60, 32>)
   lane.output
 }
 
@@ -65,7 +65,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<64xf32>
-  lane.launch "k" %x -> %p whole scratch [#lane.scratch<"s", f32, 0>]
+  lane.launch "k"(%x) -> (%p whole) asks [#lane.scratch<"s", f32, 0>]
   lane.output
 }
 
@@ -75,7 +75,7 @@ lane.step @s numerics(f32) {
 lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<64xf32>
-  lane.launch "k" %x -> %p whole scratch [#lane.scratch<"", f32, 4>]
+  lane.launch "k"(%x) -> (%p whole) asks [#lane.scratch<"", f32, 4>]
   lane.output
 }
 
@@ -88,7 +88,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "r" %x, %h -> %y whole
+  lane.launch "r"(%x, %h) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -102,8 +102,8 @@ lane.step @s numerics(f32) {
   %lo = lane.view "lo" %h[0] : !lane.tensor<64xf32>
   %hi = lane.view "hi" %h[64] : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "w" %x -> %lo whole
-  lane.launch "r" %hi -> %y whole
+  lane.launch "w"(%x) -> (%lo whole)
+  lane.launch "r"(%hi) -> (%y whole)
   lane.output
 }
 
@@ -115,15 +115,15 @@ lane.step @s numerics(int8) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "w" %x -> %h whole
-  lane.launch "r" %h(quant) -> %y whole
+  lane.launch "w"(%x) -> (%h whole)
+  lane.launch "r"(%h(quant)) -> (%y whole)
   lane.output
 }
 
 // -----
 
 // Ops in a step are lane and arena ops.
-// CHECK: lane.step @s holds lane and arena ops only, not lane.step
+// CHECK: lane.step @s holds lane and arena ops and launches only, not lane.step
 lane.step @s numerics(f32) {
   lane.step @inner numerics(f32) {
     %x = lane.input "x" : !lane.tensor<64xf32>
@@ -149,7 +149,7 @@ lane.step @s numerics(f32) {
 "builtin.module"() ({
   "lane.step"() <{sym_name = "s", numerics = #lane<numerics f32>}> ({
     %x = "lane.input"() <{tensor = "x"}> : () -> !lane.tensor<64xf32>
-    "lane.launch"(%x, %p) <{kernel = "k", in_forms = [#lane<form plain>], out_forms = [[#lane<form plain>]], out_how = [#lane<write whole>], scratch = [], operandSegmentSizes = array<i32: 1, 1, 0>}> : (!lane.tensor<64xf32>, !lane.tensor<64xf32>) -> ()
+    "lane.launch"(%x, %p) <{kernel = "k", in_forms = [#lane<form plain>], out_forms = [[#lane<form plain>]], out_how = [#lane<write whole>], asks = [], operandSegmentSizes = array<i32: 1, 1, 0>}> : (!lane.tensor<64xf32>, !lane.tensor<64xf32>) -> ()
     %p = "lane.tensor"() <{tensor = "p", forms = [#lane<form plain>]}> : () -> !lane.tensor<64xf32>
     "lane.output"() : () -> ()
   }) : () -> ()

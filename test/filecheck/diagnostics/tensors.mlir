@@ -1,10 +1,10 @@
-// RUN: xdsl-opt %s --verify-diagnostics --parsing-diagnostics --split-input-file | filecheck %s
+// RUN: lanearena-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
 // The verifiers' checks on the tensor ops and lane.output. Every message names the op and the tensor, after the
-// location of the op (line and column within the split chunk).
+// location of the op (line and column from the top of the file).
 
 // A tensor outside any step.
-// CHECK: {{.*}}tensors.mlir:{{[0-9]+}}:{{[0-9]+}}: lane.tensor: must be directly inside a lane.step, not in builtin.module
+// CHECK: tensors.mlir:[[# @LINE + 1]]:1: error: 'lane.tensor' expects parent op 'lane.step'
 %q = lane.tensor "q" : !lane.tensor<64xf32>
 
 // -----
@@ -69,7 +69,7 @@ lane.step @s numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %kv = lane.tensor "kv" : !lane.tensor<128xf32>
   %k = lane.view "k" %kv[0] : !lane.tensor<64xf32>
-  lane.launch "w" %x -> %kv whole
+  lane.launch "w"(%x) -> (%kv whole)
   lane.output %k : !lane.tensor<64xf32>
 }
 

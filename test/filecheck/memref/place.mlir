@@ -1,22 +1,23 @@
-// RUN: lanearena-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
-// RUN: lanearena-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy},memref-arena-place' | filecheck %s
-// RUN: xdsl-opt %s --split-input-file -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena-opt %s --split-input-file --allow-unregistered-dialect -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
+// RUN: lanearena-opt %s --split-input-file --allow-unregistered-dialect -p 'memref-arena-place{algorithm=greedy},memref-arena-place' | filecheck %s
+// RUN: xdsl-opt %s --split-input-file --allow-unregistered-dialect -p 'memref-arena-place{algorithm=greedy}' | filecheck %s
 
 // What memref-arena-place places, where, and what it leaves alone and why (`lanearena.own`). Placing again
 // changes nothing: an arena is never placed.
 
-// A chain of short-lived buffers: each lives from its allocation to the next one's use, two at a time.
+// A chain of short-lived buffers: each lives from its first use (not its allocation) to its last, so one at a time
+// lives and all share offset 0; the view of each is made just before its first use.
 func.func @chain(%n: f32) -> f32 {
   %c0 = arith.constant 0 : index
   %a = memref.alloc() : memref<64xf32>
-  memref.store %n, %a[%c0] : memref<64xf32>
   %b = memref.alloc() : memref<128xf32>
+  %c = memref.alloc() : memref<32xf32>
+  %d = memref.alloc() : memref<64xf32>
+  memref.store %n, %a[%c0] : memref<64xf32>
   %x = memref.load %a[%c0] : memref<64xf32>
   memref.store %x, %b[%c0] : memref<128xf32>
-  %c = memref.alloc() : memref<32xf32>
   %y = memref.load %b[%c0] : memref<128xf32>
   memref.store %y, %c[%c0] : memref<32xf32>
-  %d = memref.alloc() : memref<64xf32>
   %z = memref.load %c[%c0] : memref<32xf32>
   memref.store %z, %d[%c0] : memref<64xf32>
   %r = memref.load %d[%c0] : memref<64xf32>
@@ -24,22 +25,25 @@ func.func @chain(%n: f32) -> f32 {
 }
 
 // CHECK-LABEL: func.func @chain
-// CHECK-NEXT:    %arena = memref.alloc() {alignment = 256 : i64, lanearena.bytes = 768 : i64, lanearena.lower_bound = 768 : i64, lanearena.algorithm = "greedy"} : memref<768xi8>
-// CHECK:         %a_offset = arith.constant 512 : index
-// CHECK-NEXT:    %a = memref.view %arena[%a_offset][] : memref<768xi8> to memref<64xf32>
-// CHECK:         %b_offset = arith.constant 0 : index
-// CHECK-NEXT:    %b = memref.view %arena[%b_offset][] : memref<768xi8> to memref<128xf32>
-// CHECK:         %c_offset = arith.constant 512 : index
-// CHECK-NEXT:    %c = memref.view %arena[%c_offset][] : memref<768xi8> to memref<32xf32>
+// CHECK-NEXT:    %arena = memref.alloc() {alignment = 256 : i64, lanearena.bytes = 512 : i64, lanearena.lower_bound = 512 : i64, lanearena.algorithm = "greedy"} : memref<512xi8>
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %a_offset = arith.constant 0 : index
+// CHECK-NEXT:    %a = memref.view %arena[%a_offset][] : memref<512xi8> to memref<64xf32>
+// CHECK-NEXT:    memref.store %n, %a[%c0] : memref<64xf32>
+// CHECK-NEXT:    %x = memref.load %a[%c0] : memref<64xf32>
+// CHECK-NEXT:    %b_offset = arith.constant 0 : index
+// CHECK-NEXT:    %b = memref.view %arena[%b_offset][] : memref<512xi8> to memref<128xf32>
+// CHECK:         %c_offset = arith.constant 0 : index
+// CHECK-NEXT:    %c = memref.view %arena[%c_offset][] : memref<512xi8> to memref<32xf32>
 // CHECK:         %d_offset = arith.constant 0 : index
-// CHECK-NEXT:    %d = memref.view %arena[%d_offset][] : memref<768xi8> to memref<64xf32>
-// CHECK:         memref.dealloc %arena : memref<768xi8>
+// CHECK-NEXT:    %d = memref.view %arena[%d_offset][] : memref<512xi8> to memref<64xf32>
+// CHECK:         memref.dealloc %arena : memref<512xi8>
 // CHECK-NEXT:    func.return %r : f32
 
 // -----
 
 
-// A use in a nested region is a use for the whole region op of the allocation's block.
+// A use in a nested region is a use for the whole region op of the allocation's block, from its start.
 func.func @nested(%p: i1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -47,6 +51,7 @@ func.func @nested(%p: i1) {
   %f = arith.constant 1.0 : f32
   %a = memref.alloc() : memref<16xf32>
   %b = memref.alloc() : memref<16xf32>
+  memref.store %f, %b[%c0] : memref<16xf32>
   scf.for %i = %c0 to %c4 step %c1 {
     scf.if %p {
       memref.store %f, %a[%i] : memref<16xf32>
@@ -58,10 +63,13 @@ func.func @nested(%p: i1) {
   func.return
 }
 
-// %a is used in an scf.if in an scf.for, so it lives until the loop's end, beside %b; %c may take %a's bytes.
+// %a is used in an scf.if in an scf.for, so it lives over the whole loop, inside %b's life; its view is made just
+// before the loop; %c may take the bytes of either.
 // CHECK-LABEL: func.func @nested
-// CHECK:         %a_offset = arith.constant 0 : index
-// CHECK:         %b_offset = arith.constant 256 : index
+// CHECK:         %b_offset = arith.constant 0 : index
+// CHECK:         %a_offset = arith.constant 256 : index
+// CHECK-NEXT:    %a = memref.view %arena[%a_offset][] : memref<512xi8> to memref<16xf32>
+// CHECK-NEXT:    scf.for
 // CHECK:         %c_offset = arith.constant 0 : index
 
 // -----
@@ -101,30 +109,66 @@ func.func @calls(%p: i1, %box: memref<1xmemref<8xf32>>) -> memref<8xf32> {
 
 // -----
 
+// Reasons name the op: an unregistered op (which may be a terminator) by its own name, an alloca scope's return; a
+// buffer registered with the host (through any alias) keeps its own, and an allocation inside an alloca scope
+// (which runs its region once) is placed.
+func.func @reasons(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %foreign = memref.alloc() : memref<8xf32>
+  "test.foo"(%foreign) : (memref<8xf32>) -> ()
+  %scoped = "memref.alloca_scope"() ({
+    %out = memref.alloc() : memref<8xf32>
+    %in = memref.alloc() : memref<8xf32>
+    memref.store %x, %in[%c0] : memref<8xf32>
+    "memref.alloca_scope.return"(%out) : (memref<8xf32>) -> ()
+  }) : () -> memref<8xf32>
+  %mapped = memref.alloc() : memref<8xf32>
+  %any = "memref.cast"(%mapped) : (memref<8xf32>) -> memref<*xf32>
+  "gpu.host_register"(%any) : (memref<*xf32>) -> ()
+  %unmapped = memref.alloc() : memref<8xf32>
+  %also = "memref.cast"(%unmapped) : (memref<8xf32>) -> memref<*xf32>
+  "gpu.host_unregister"(%also) : (memref<*xf32>) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @reasons
+// CHECK:         %foreign = memref.alloc() {lanearena.own = "escapes through test.foo"} : memref<8xf32>
+// CHECK:         %out = memref.alloc() {lanearena.own = "escapes through memref.alloca_scope.return"} : memref<8xf32>
+// CHECK-NEXT:    %in_offset = arith.constant 0 : index
+// CHECK:         %mapped = memref.alloc() {lanearena.own = "registered"} : memref<8xf32>
+// CHECK:         %unmapped = memref.alloc() {lanearena.own = "registered"} : memref<8xf32>
+
+// -----
+
 
 // Dynamic sizes, a layout, a memory space and an alignment above the arena's keep their own allocations.
-func.func @kept(%n: index) {
+func.func @kept(%n: index, %x: f32) {
+  %c0 = arith.constant 0 : index
   %dyn = memref.alloc(%n) : memref<?xf32>
   %strided = memref.alloc() : memref<4xf32, strided<[2]>>
   %space = memref.alloc() : memref<4xf32, 1>
   %aligned = memref.alloc() {alignment = 1024 : i64} : memref<4xf32>
   %placed = memref.alloc() : memref<4xf32>
+  memref.store %x, %placed[%c0] : memref<4xf32>
   func.return
 }
 
 // CHECK-LABEL: func.func @kept
 // CHECK-NEXT:    %arena = memref.alloc() {{.*}} : memref<256xi8>
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
 // CHECK-NEXT:    %dyn = memref.alloc(%n) {lanearena.own = "dynamic sizes"} : memref<?xf32>
 // CHECK-NEXT:    %strided = memref.alloc() {lanearena.own = "a layout other than the identity"} : memref<4xf32, strided<[2]>>
 // CHECK-NEXT:    %space = memref.alloc() {lanearena.own = "a memory space other than the default"} : memref<4xf32, 1 : i64>
 // CHECK-NEXT:    %aligned = memref.alloc() {alignment = 1024 : i64, lanearena.own = "alignment 1024 does not divide the arena's 256"} : memref<4xf32>
 // CHECK-NEXT:    %placed_offset = arith.constant 0 : index
 // CHECK-NEXT:    %placed = memref.view %arena[%placed_offset][] : memref<256xi8> to memref<4xf32>
+// CHECK-NEXT:    memref.store %x, %placed[%c0] : memref<4xf32>
 
 // -----
 
 
-// An alias extends the life of what it views: %a lives until its subview's last use.
+// An alias extends the life of what it views: %a lives from the subview taken to the subview's last use, over
+// %flat's life; %b, first used after it, takes %a's bytes.
 func.func @aliases() {
   %c0 = arith.constant 0 : index
   %f = arith.constant 1.0 : f32
@@ -142,7 +186,7 @@ func.func @aliases() {
 // CHECK:         %a_offset = arith.constant 0 : index
 // CHECK:         %s = memref.subview %a[2, 0] [2, 8] [1, 1]
 // CHECK:         %flat_offset = arith.constant 256 : index
-// CHECK:         %b_offset = arith.constant 256 : index
+// CHECK:         %b_offset = arith.constant 0 : index
 
 // -----
 
@@ -175,7 +219,8 @@ func.func @blocks() {
 
 // -----
 
-// GPU launches: a synchronous launch_func is a use while it runs, an asynchronous one keeps its own allocation; a
+// GPU launches: a synchronous launch_func is a use while it runs, an asynchronous one whose token is never awaited
+// keeps its own allocation (test/filecheck/memref/async.mlir has the awaited ones); a
 // use inside gpu.launch is a use for the whole launch, and an allocation inside it keeps its own (one per thread).
 // Nothing else changes: the unused load stays.
 builtin.module attributes {gpu.container_module} {
@@ -206,7 +251,7 @@ builtin.module attributes {gpu.container_module} {
 
 // CHECK-LABEL: func.func @gpu
 // CHECK:         %a = memref.view %arena
-// CHECK:         %b = memref.alloc() {lanearena.own = "gpu.launch_func is asynchronous: it may use it after it returns"} : memref<16xf32>
+// CHECK:         %b = memref.alloc() {lanearena.own = "async: the token of gpu.launch_func is not awaited in its block"} : memref<16xf32>
 // CHECK:         %c = memref.view %arena
 // CHECK:         %d = memref.alloc() {lanearena.own = "inside gpu.launch, whose regions may run side by side"} : memref<16xf32>
 // CHECK:         memref.load %c[%c0] : memref<16xf32>

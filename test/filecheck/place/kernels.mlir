@@ -43,7 +43,7 @@ lane.step @attend numerics(f32) {
   %o = lane.tensor "o" : !lane.tensor<128xf32>
   %logits = lane.tensor "logits" : !lane.tensor<1000xf32>
   %tok = lane.tensor "tok" : !lane.tensor<1xi32>
-  lane.launch "qkv" %x -> %q whole, %kv whole
+  lane.launch "qkv"(%x) -> (%q whole, %kv whole)
   lane.rope %pos -> %q heads(4)
   lane.kv_store %k, %v, %pos -> %kc, %vc
   lane.attention %q, %kc, %vc, %pos -> %o heads(4) kv_heads(2) splits(4)
@@ -62,7 +62,7 @@ lane.step @rope_first numerics(f32) {
   %q = lane.tensor "q" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
   lane.rope %pos -> %q heads(4)
-  lane.binary %q, %q -> %y op("add")
+  lane.binary %q, %q -> %y op(add)
   lane.output %y : !lane.tensor<128xf32>
 }
 

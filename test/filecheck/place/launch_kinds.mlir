@@ -184,7 +184,7 @@ lane.step @chunk_kinds numerics(f32) {
   %o = lane.tensor "o" : !lane.tensor<4x128xf32>
   lane.glu_tc %x, %wg, %wu -> %m
   lane.gemv %x, %w -> %p split(4)
-  lane.moe %p, %wr, %eg, %eu, %ed -> %y experts(8) topk(2) router_split(2) tc(1)
+  lane.moe %p, %wr, %eg, %eu, %ed -> %y experts(8) topk(2) router_split(2) tc
   lane.delta %qkv, %y, %ab, %alog, %dtb, %dg -> %ds, %o key_heads(2)
   lane.output %m, %o : !lane.tensor<4x96xf32>, !lane.tensor<4x128xf32>
 }

@@ -27,7 +27,7 @@ lane.step @two_words numerics(int8x2) {
   %z = lane.tensor "z" : !lane.tensor<256xf32>
   lane.norm %x, %g -> %h(plain, quant)
   lane.gemv %h(quant), %w -> %y split(2)
-  lane.binary %y, %y -> %z op("add")
+  lane.binary %y, %y -> %z op(add)
   lane.output %z : !lane.tensor<256xf32>
 }
 
@@ -45,7 +45,7 @@ lane.step @one_word numerics(int8) {
   %z = lane.tensor "z" : !lane.tensor<256xf32>
   lane.norm %x, %g -> %h(plain, quant)
   lane.gemv %h(quant), %w -> %y split(2)
-  lane.binary %y, %y -> %z op("add")
+  lane.binary %y, %y -> %z op(add)
   lane.output %z : !lane.tensor<256xf32>
 }
 
@@ -73,7 +73,7 @@ lane.step @one_word numerics(int8) {
 lane.step @scratch_only numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "one" %x -> %y whole scratch [#lane.scratch<"s", f32, 100>]
-  lane.launch "two" %x -> %y whole scratch [#lane.scratch<"s", i32, 12>, #lane.scratch<"c", counter, 4>]
+  lane.launch "one"(%x) -> (%y whole) asks [#lane.scratch<"s", f32, 100>]
+  lane.launch "two"(%x) -> (%y whole) asks [#lane.scratch<"s", i32, 12>, #lane.scratch<"c", counter, 4>]
   lane.output %y : !lane.tensor<64xf32>
 }

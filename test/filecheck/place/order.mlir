@@ -23,10 +23,10 @@ lane.step @chain numerics(f32) {
   %b = lane.tensor "b" : !lane.tensor<128xf32>
   %c = lane.tensor "c" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.binary %x, %x -> %a op("add")
-  lane.launch "widen" %a -> %b whole
-  lane.launch "narrow" %b -> %c whole
-  lane.binary %c, %c -> %y op("mul")
+  lane.binary %x, %x -> %a op(add)
+  lane.launch "widen"(%a) -> (%b whole)
+  lane.launch "narrow"(%b) -> (%c whole)
+  lane.binary %c, %c -> %y op(mul)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -42,8 +42,8 @@ lane.step @ties numerics(f32) {
   %m = lane.tensor "m" : !lane.tensor<64xf32>
   %k = lane.tensor "k" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "both" %x -> %m whole, %k whole
-  lane.launch "read" %k, %m -> %y whole
+  lane.launch "both"(%x) -> (%m whole, %k whole)
+  lane.launch "read"(%k, %m) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -59,8 +59,8 @@ lane.step @first_launch numerics(f32) {
   %z = lane.tensor "z" : !lane.tensor<64xf32>
   %a = lane.tensor "a" : !lane.tensor<64xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "z" %x -> %z whole
-  lane.launch "a" %x -> %a whole
-  lane.launch "read" %a, %z -> %y whole
+  lane.launch "z"(%x) -> (%z whole)
+  lane.launch "a"(%x) -> (%a whole)
+  lane.launch "read"(%a, %z) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }

@@ -17,9 +17,9 @@ lane.step @through_view numerics(f32) {
   %qk = lane.view "qk" %q[64] : !lane.tensor<64xf32>
   %t = lane.tensor "t" : !lane.tensor<128xf32>
   %u = lane.tensor "u" : !lane.tensor<64xf32>
-  lane.launch "proj" %x -> %q whole
-  lane.launch "copy" %q -> %t whole
-  lane.launch "rot" %qk -> %u whole
+  lane.launch "proj"(%x) -> (%q whole)
+  lane.launch "copy"(%q) -> (%t whole)
+  lane.launch "rot"(%qk) -> (%u whole)
   lane.output %u : !lane.tensor<64xf32>
 }
 
@@ -36,8 +36,8 @@ lane.step @nested numerics(f32) {
   %outer = lane.view "outer" %q[128] : !lane.tensor<128xf32>
   %inner = lane.view "inner" %outer[64] : !lane.tensor<64xf32>
   %u = lane.tensor "u" : !lane.tensor<64xf32>
-  lane.launch "proj" %x -> %q whole
-  lane.launch "use" %inner -> %u whole
+  lane.launch "proj"(%x) -> (%q whole)
+  lane.launch "use"(%inner) -> (%u whole)
   lane.output %u : !lane.tensor<64xf32>
 }
 
@@ -58,9 +58,9 @@ lane.step @quant_views numerics(int8) {
   %vb = lane.view "vb" %q[16] forms(plain, quant) : !lane.tensor<64xf32>
   %ya = lane.tensor "ya" : !lane.tensor<64xf32>
   %yb = lane.tensor "yb" : !lane.tensor<64xf32>
-  lane.launch "proj" %x -> %q(plain, quant) whole
-  lane.launch "qa" %va(quant) -> %ya whole
-  lane.launch "qb" %vb(quant) -> %yb whole
+  lane.launch "proj"(%x) -> (%q(plain, quant) whole)
+  lane.launch "qa"(%va(quant)) -> (%ya whole)
+  lane.launch "qb"(%vb(quant)) -> (%yb whole)
   lane.output %ya, %yb : !lane.tensor<64xf32>, !lane.tensor<64xf32>
 }
 
@@ -73,8 +73,8 @@ lane.step @unallocated numerics(int8) {
   %q = lane.tensor "q" : !lane.tensor<256xf32>
   %va = lane.view "va" %q[0] forms(plain, quant) : !lane.tensor<64xf32>
   %ya = lane.tensor "ya" : !lane.tensor<64xf32>
-  lane.launch "proj" %x -> %q whole
-  lane.launch "fill" %x -> %va(quant) whole
-  lane.launch "qa" %va(quant) -> %ya whole
+  lane.launch "proj"(%x) -> (%q whole)
+  lane.launch "fill"(%x) -> (%va(quant) whole)
+  lane.launch "qa"(%va(quant)) -> (%ya whole)
   lane.output %ya : !lane.tensor<64xf32>
 }

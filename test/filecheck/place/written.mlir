@@ -10,9 +10,9 @@ lane.step @parts_join numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "lo" %x -> %p part<64, 0, 32>
-  lane.launch "hi" %x -> %p part<64, 32, 32>
-  lane.launch "use" %p -> %y whole
+  lane.launch "lo"(%x) -> (%p part<64, 0, 32>)
+  lane.launch "hi"(%x) -> (%p part<64, 32, 32>)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -25,10 +25,10 @@ lane.step @parts_overlap numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "c" %x -> %p part<64, 40, 24>
-  lane.launch "a" %x -> %p part<64, 0, 20>
-  lane.launch "b" %x -> %p part<64, 16, 30>
-  lane.launch "use" %p -> %y whole
+  lane.launch "c"(%x) -> (%p part<64, 40, 24>)
+  lane.launch "a"(%x) -> (%p part<64, 0, 20>)
+  lane.launch "b"(%x) -> (%p part<64, 16, 30>)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -41,8 +41,8 @@ lane.step @parts_one_launch numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "both" %x -> %p part<64, 0, 32>, %p part<64, 32, 32>
-  lane.launch "use" %p -> %y whole
+  lane.launch "both"(%x) -> (%p part<64, 0, 32>, %p part<64, 32, 32>)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -56,9 +56,9 @@ lane.step @parts_gap numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "lo" %x -> %p part<64, 0, 32>
-  lane.launch "hi" %x -> %p part<64, 40, 24>
-  lane.launch "use" %p -> %y whole
+  lane.launch "lo"(%x) -> (%p part<64, 0, 32>)
+  lane.launch "hi"(%x) -> (%p part<64, 40, 24>)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -71,9 +71,9 @@ lane.step @pitch_change numerics(f32) {
   %x = lane.input "x" : !lane.tensor<64xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<64xf32>
-  lane.launch "lo" %x -> %p part<64, 0, 32>
-  lane.launch "hi" %x -> %p part<128, 32, 96>
-  lane.launch "use" %p -> %y whole
+  lane.launch "lo"(%x) -> (%p part<64, 0, 32>)
+  lane.launch "hi"(%x) -> (%p part<128, 32, 96>)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<64xf32>
 }
 
@@ -86,8 +86,8 @@ lane.step @read_first numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
-  lane.launch "accumulate" %p -> %p whole
-  lane.launch "use" %p -> %y whole
+  lane.launch "accumulate"(%p) -> (%p whole)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<128xf32>
 }
 
@@ -100,8 +100,8 @@ lane.step @read_and_write numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
-  lane.launch "update" %p, %x -> %p whole
-  lane.launch "use" %p -> %y whole
+  lane.launch "update"(%p, %x) -> (%p whole)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<128xf32>
 }
 
@@ -118,9 +118,9 @@ lane.step @other_writes numerics(f32) {
   %r = lane.tensor "r" : !lane.tensor<128xf32>
   %rv = lane.view "rv" %r[0] : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
-  lane.launch "scatter" %x -> %p other
-  lane.launch "through" %x -> %rv whole
-  lane.launch "use" %p, %r -> %y whole
+  lane.launch "scatter"(%x) -> (%p other)
+  lane.launch "through"(%x) -> (%rv whole)
+  lane.launch "use"(%p, %r) -> (%y whole)
   lane.output %y : !lane.tensor<128xf32>
 }
 
@@ -133,8 +133,8 @@ lane.step @whole_then_update numerics(f32) {
   %x = lane.input "x" : !lane.tensor<128xf32>
   %p = lane.tensor "p" : !lane.tensor<128xf32>
   %y = lane.tensor "y" : !lane.tensor<128xf32>
-  lane.launch "init" %x -> %p whole
-  lane.launch "update" %p -> %p other
-  lane.launch "use" %p -> %y whole
+  lane.launch "init"(%x) -> (%p whole)
+  lane.launch "update"(%p) -> (%p other)
+  lane.launch "use"(%p) -> (%y whole)
   lane.output %y : !lane.tensor<128xf32>
 }

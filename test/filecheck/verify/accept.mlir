@@ -13,6 +13,6 @@ lane.step @ok numerics(int8) {
   %z = lane.tensor "z" : !lane.tensor<256xf32>
   lane.norm %x, %g -> %h(plain, quant)
   lane.gemv %h(quant), %w -> %y split(2)
-  lane.binary %y, %y -> %z op("add")
+  lane.binary %y, %y -> %z op(add)
   lane.output %z : !lane.tensor<256xf32>
 }

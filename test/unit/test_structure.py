@@ -1,0 +1,115 @@
+"""The package's structure: its modules import one another without a loop (and without imports hidden in functions
+to break one), and loading the dialects, the xDSL entry point, the passes and the API loads no numpy and no numba but
+through the placement."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "lanearena"
+
+DEFERRED = {"universe", "cli"}
+"""Where imports inside functions are the point: xDSL's entry point loads each dialect and pass when it is asked for,
+the command line only what its command needs."""
+
+
+def _modules() -> dict[str, ast.Module]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = ast.parse(path.read_text())
+    return out
+
+
+def _imported(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, ast.Module]) -> set[str]:
+    """The package's modules an import statement of module `name` loads."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names if a.name in modules}
+    base = node.module or ""
+    if node.level:
+        package = name.split(".")[: -node.level] if not name.endswith("__init__") else name.split(".")
+        base = ".".join([*package, *([base] if base else [])])
+    # `from package import module` loads the module (its package is loaded already); any other name, the package
+    found = {f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules}
+    if base in modules and any(f"{base}.{a.name}" not in modules for a in node.names):
+        found.add(base)
+    return found
+
+
+def _graph(modules: dict[str, ast.Module]) -> dict[str, set[str]]:
+    """Each module and the package's modules it imports at its top level (not those only type checking reads)."""
+    graph: dict[str, set[str]] = {}
+    for name, tree in modules.items():
+        edges: set[str] = set()
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                edges |= _imported(name, node, modules)
+        graph[name] = edges - {name}
+    return graph
+
+
+def test_no_module_imports_itself_through_others():
+    """(`lanearena.placement` counts as one module here: its parts are its own business.)"""
+    graph = {n: {m for m in e if not m.startswith("lanearena.placement.")} for n, e in _graph(_modules()).items()}
+    graph = {n: e for n, e in graph.items() if not n.startswith("lanearena.placement.")}
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for nxt in sorted(graph[name]):
+            if state.get(nxt) == 1:
+                loop = [*path[path.index(nxt) :], nxt]
+                raise AssertionError("import loop: " + " -> ".join(loop))
+            if nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+
+
+def test_no_import_hides_in_a_function():
+    hidden = []
+    for name, tree in _modules().items():
+        if name.split(".")[1:2] and name.split(".")[1] in DEFERRED | {"placement"}:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith("lanearena"):
+                        hidden.append(f"{name}.{node.name}: from {inner.module}")
+    assert hidden == []
+
+
+def _loaded(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+
+def test_the_dialects_and_the_entry_point_load_no_numpy_and_no_numba():
+    code = (
+        "import sys, lanearena.universe, lanearena.dialects.lane, lanearena.dialects.arena\n"
+        "print(sorted(m for m in ('numpy', 'numba') if m in sys.modules))"
+    )
+    assert _loaded(code).strip() == "[]"
+
+
+def test_the_api_and_the_passes_load_numpy_only_through_the_placement():
+    """With `lanearena.placement` stood in for, importing the API and the passes loads neither (the placement's own
+    imports are its business)."""
+    code = (
+        "import sys, types\n"
+        "stub = types.ModuleType('lanearena.placement')\n"
+        "stub.ALGORITHMS, stub.Buffer, stub.place, stub.PlacementError = (), object, None, Exception\n"
+        "sys.modules['lanearena.placement'] = stub\n"
+        "import lanearena.api, lanearena.passes.place, lanearena.passes.verify\n"
+        "print(sorted(m for m in ('numpy', 'numba') if m in sys.modules))"
+    )
+    assert _loaded(code).strip() == "[]"
