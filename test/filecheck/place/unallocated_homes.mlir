@@ -13,9 +13,9 @@ lane.step @output numerics(int8) {
   %y = lane.tensor "y" : !lane.tensor<64xf32>
   %vy = lane.view "vy" %y[32] forms(plain, quant) : !lane.tensor<32xf32>
   %z = lane.tensor "z" : !lane.tensor<32xf32>
-  lane.launch "proj" %x -> %y whole
-  lane.launch "fill" %x -> %vy(quant) whole
-  lane.launch "read" %vy(quant) -> %z whole
+  lane.launch "proj"(%x) -> (%y whole)
+  lane.launch "fill"(%x) -> (%vy(quant) whole)
+  lane.launch "read"(%vy(quant)) -> (%z whole)
   lane.output %y, %z : !lane.tensor<64xf32>, !lane.tensor<32xf32>
 }
 
@@ -27,8 +27,8 @@ lane.step @view numerics(int8) {
   %half = lane.view "half" %t[16] : !lane.tensor<64xf32>
   %in = lane.view "in" %half[32] forms(plain, quant) : !lane.tensor<32xf32>
   %z = lane.tensor "z" : !lane.tensor<32xf32>
-  lane.launch "proj" %x -> %t whole
-  lane.launch "fill" %x -> %in(quant) whole
-  lane.launch "read" %in(quant) -> %z whole
+  lane.launch "proj"(%x) -> (%t whole)
+  lane.launch "fill"(%x) -> (%in(quant) whole)
+  lane.launch "read"(%in(quant)) -> (%z whole)
   lane.output %z : !lane.tensor<32xf32>
 }
