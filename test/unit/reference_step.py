@@ -497,32 +497,41 @@ class Interpreter:
         self._out(launch, o["out"], out.reshape(-1))
 
     def _delta(self, launch, o) -> None:
-        """Qwen3-Next's gated delta rule, a row at a time (the recurrent form; chunks compute the same)."""
         hv, d, _ = self.step.tensors[o["state"]].shape
         hk = int(launch.params["key_heads"])
-        eps = float(self.param(launch, "eps"))
-        s = self.read(o["state"]).reshape(hv, d, d)
-        qkv = self.read(o["qkv"]).reshape(-1, (2 * hk + hv) * d)
-        z = self.read(o["z"]).reshape(-1, hv * d)
-        ab = self.read(o["ab"]).reshape(-1, 2 * hv)
-        a_log, dt_bias, gain = (self.read(o[n]) for n in ("a_log", "dt_bias", "gain"))
-        out = np.zeros((qkv.shape[0], hv, d))
-        for t in range(qkv.shape[0]):
-            for h in range(hv):
-                kh = h // (hv // hk)
-                q = qkv[t, kh * d : (kh + 1) * d]
-                k = qkv[t, (hk + kh) * d : (hk + kh + 1) * d]
-                v = qkv[t, (2 * hk + h) * d : (2 * hk + h + 1) * d]
-                q = q / np.sqrt((q * q).sum() + 1e-6) / np.sqrt(d)
-                k = k / np.sqrt((k * k).sum() + 1e-6)
-                g = -np.exp(a_log[h]) * np.logaddexp(0, ab[t, h] + dt_bias[h])  # softplus
-                beta = sigmoid(ab[t, hv + h])
-                s[h] *= np.exp(g)
-                s[h] += np.outer(k, (v - s[h].T @ k) * beta)
-                ov = s[h].T @ q
-                out[t, h] = ov / np.sqrt((ov * ov).mean() + eps) * gain * silu(z[t, h * d : (h + 1) * d])
+        ins = [
+            self.read(o[n]).reshape(-1, width)
+            for n, width in (("qkv", (2 * hk + hv) * d), ("z", hv * d), ("ab", 2 * hv))
+        ]
+        gates = (self.read(o[n]) for n in ("a_log", "dt_bias", "gain"))
+        out, s = delta_rule(*ins, *gates, self.read(o["state"]).reshape(hv, d, d), hk, float(self.param(launch, "eps")))
         self._out(launch, o["state"], s.reshape(-1))
         self._out(launch, o["out"], out.reshape(-1))
+
+
+def delta_rule(qkv, z, ab, a_log, dt_bias, gain, state, hk: int, eps: float = 1e-6):
+    """Qwen3-Next's gated delta rule in float64, a row at a time (the recurrent form; chunks compute the same):
+    its outputs [rows, hv * d] and its final state [hv, d, d]. Value head h reads key head h // (hv / hk); q and k
+    are L2-normed (1e-6 inside the root), q over sqrt(d); g = -exp(a_log) softplus(a + dt_bias), beta = sigmoid(b);
+    S = S exp(g), S += k (beta (v - S^T k))^T, o = S^T q; out = rms(o) gain silu(z) a head."""
+    hv, d, _ = state.shape
+    s = np.asarray(state, np.float64).copy()
+    out = np.zeros((qkv.shape[0], hv, d))
+    for t in range(qkv.shape[0]):
+        for h in range(hv):
+            kh = h // (hv // hk)
+            q = qkv[t, kh * d : (kh + 1) * d]
+            k = qkv[t, (hk + kh) * d : (hk + kh + 1) * d]
+            v = qkv[t, (2 * hk + h) * d : (2 * hk + h + 1) * d]
+            q = q / np.sqrt((q * q).sum() + 1e-6) / np.sqrt(d)
+            k = k / np.sqrt((k * k).sum() + 1e-6)
+            g = -np.exp(a_log[h]) * np.logaddexp(0, ab[t, h] + dt_bias[h])  # softplus
+            beta = sigmoid(ab[t, hv + h])
+            s[h] *= np.exp(g)
+            s[h] += np.outer(k, (v - s[h].T @ k) * beta)
+            ov = s[h].T @ q
+            out[t, h] = ov / np.sqrt((ov * ov).mean() + eps) * gain * silu(z[t, h * d : (h + 1) * d])
+    return out.reshape(qkv.shape[0], -1), s
 
 
 def run(step, feeds) -> Run:
