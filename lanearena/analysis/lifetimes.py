@@ -136,14 +136,14 @@ class Problem:
 def _reason(step: Step, name: str, form: Form, written: Written) -> str | None:
     """Why tensor `name`'s array `form` keeps a buffer of its own, or None when it may live in the arena."""
     t = step.tensors[name]
+    if form not in t.forms:  # first: a touch through a view in place reaches an array its tensor may not have
+        return "unallocated"
     if t.view_of is not None:
         return "view"
     if t.role is not Role.COMPUTED:
         return t.role.value
     if name in step.outputs:
         return "output"
-    if form not in t.forms:
-        return "unallocated"
     if not written.whole:
         return "unsafe"
     return None

@@ -284,7 +284,8 @@ class TensorDef(OrderedOp):
                 raise VerifyException(
                     f"{self.name} '{self.tensor_name}' own(quant = ...): no array is quantized under f32 numerics"
                 )
-            if (reason.value in _ROLE_REASONS or role in _ROLE_REASONS) and reason.value != role:
+            unallocated = reason is Reason.UNALLOCATED and form.value not in self.forms
+            if (reason.value in _ROLE_REASONS or role in _ROLE_REASONS) and reason.value != role and not unallocated:
                 raise VerifyException(
                     f"{self.name} '{self.tensor_name}': own({form.value} = {reason.value}), but the tensor is "
                     f"{role} data"

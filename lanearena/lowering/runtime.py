@@ -130,7 +130,7 @@ def _ints(step: Step, name: str, n: int, uses: list, rng: np.random.Generator) -
         start = rng.integers(0, max(length - n, 0) + 1)
         return (start + np.arange(n)).astype(np.int32)
     for kind, operand, launch in uses:
-        if kind == "gather" and operand == "ids":
+        if kind in ("gather", "gather_norm") and operand == "ids":
             return rng.integers(0, step.tensors[launch.ins[0]].shape[0], n).astype(np.int32)
     return rng.integers(0, 16, n).astype(np.int32)
 

@@ -55,20 +55,33 @@ def tensors(draw, numerics: Numerics = Numerics.INT8, max_tensors: int = 8, max_
         if role is Role.COMPUTED and elem == "f32" and length % QBLOCK == 0 and _quantized(numerics):
             forms = draw(st.sampled_from([frozenset({PLAIN}), frozenset({PLAIN, QUANT}), frozenset({QUANT})]))
         out[f"t{i}"] = Tensor(f"t{i}", (length,), elem, role, forms)
-    for j in range(draw(st.integers(0, max_views))):
+    for j in range(draw(st.integers(1, max_views))):
         bases = [t for t in out.values() if t.role is Role.COMPUTED]
         if not bases:
             break
-        base = draw(st.sampled_from(bases))
-        length = draw(st.integers(1, base.length))
-        offset = draw(st.integers(0, base.length - length))
-        forms = frozenset({PLAIN})
-        if length % QBLOCK == 0 and base.elem == "f32" and _quantized(numerics) and draw(st.booleans()):
-            forms = frozenset({PLAIN, QUANT})
-            if draw(st.booleans()):  # a block-aligned start, so the quantized form is read in place
-                offset = draw(st.integers(0, (base.length - length) // QBLOCK)) * QBLOCK
+        views = [t for t in bases if t.view_of is not None]
+        plain = [t for t in bases if PLAIN in t.forms]  # mostly of a tensor with a plain array a read can reach
+        base = draw(st.sampled_from(views if views and draw(st.booleans()) else plain or bases))  # often of a view
+        quant = base.elem == "f32" and _quantized(numerics) and base.length >= QBLOCK and draw(st.integers(0, 3)) > 0
+        # A quantized view leaves room to start half a block in where it can.
+        blocks = (base.length - QBLOCK // 2) // QBLOCK or 1
+        length = QBLOCK * draw(st.integers(1, blocks)) if quant else draw(st.integers(1, base.length))
+        offset = draw(_offsets(base.length - length))
+        forms = frozenset({PLAIN, QUANT}) if quant else frozenset({PLAIN})
         out[f"v{j}"] = Tensor(f"v{j}", (length,), base.elem, Role.COMPUTED, forms, base.name, offset)
     return out
+
+
+@st.composite
+def _offsets(draw, room: int) -> int:
+    """Where a view starts when `room` elements are left: on a block boundary (its quantized form read in place),
+    half a block off, or anywhere."""
+    kind = draw(st.sampled_from(["block", "half", "any"]))
+    if kind == "block":
+        return QBLOCK * draw(st.integers(0, room // QBLOCK))
+    if kind == "half" and room >= QBLOCK // 2:
+        return QBLOCK // 2 + QBLOCK * draw(st.integers(0, (room - QBLOCK // 2) // QBLOCK))
+    return draw(st.integers(0, room))
 
 
 @st.composite
@@ -124,31 +137,83 @@ def scratch(draw, max_scratch: int = 2) -> tuple[Scratch, ...]:
 
 
 @st.composite
+def _parts(draw, name: str, length: int, form: Form) -> list[Write]:
+    """Writes of parts of every unit of one pitch of `name`'s array `form`, a launch each: parts that join up, or
+    that leave a gap (of one element, or more, the unit's last element too), or (now and then) parts of two
+    pitches. (Parts of a quantized array never make it whole.)"""
+    pitch = draw(st.sampled_from([p for p in (32, 64, length) if length % p == 0 and p > 1]))
+    cuts = sorted(draw(st.lists(st.integers(1, pitch - 1), min_size=1, max_size=2, unique=True)))
+    # A quantized array's parts cover it (and still never make it whole); a plain one's may leave gaps.
+    gap = draw(st.sampled_from([0, 0, 1, 1, 2])) if form is PLAIN else 0
+    writes = []
+    short = draw(st.sampled_from([0, 0, 0, 1])) if form is PLAIN else 0  # now and then the unit's last left out
+    for start, end in zip([0, *cuts], [*cuts, pitch], strict=True):
+        if start == cuts[0]:
+            start = min(start + gap, end - 1)
+        if end == pitch:
+            end = max(end - short, start + 1)
+        writes.append(Write(name, form, Part(pitch, start, end - start)))
+    smaller = [p for p in (16, 32, 64) if length % p == 0 and p < pitch]
+    if smaller and draw(st.integers(0, 3)) == 0:
+        # A change of pitch: the rest of the unit past `other`, then [0, other) of a unit of `other`, which would
+        # cover the unit were the pitches the same.
+        other = draw(st.sampled_from(smaller))
+        return [Write(name, form, Part(pitch, other, pitch - other)), Write(name, form, Part(other, 0, other))]
+    return draw(st.permutations(writes))
+
+
+def _some(names: list[str], most: int, min_size: int = 0):
+    return st.lists(st.sampled_from(names), min_size=min_size, max_size=most, unique=True) if names else st.just([])
+
+
+def _launch(kind: str, reads: list[Touch], writes: list[Write], scratch: tuple[Scratch, ...] = ()) -> Launch:
+    return Launch(
+        kind,
+        tuple(r.tensor for r in reads),
+        tuple(dict.fromkeys(w.tensor for w in writes)),
+        reads=tuple(reads),
+        writes=tuple(writes),
+        scratch=scratch,
+    )
+
+
+@st.composite
 def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
+    """A step of generic launches: first (mostly) a launch writing some computed tensors whole, then launches
+    reading and writing at random, now and then a tensor written in parts over several launches, and last (mostly)
+    reads through views, each the last touch of the tensor it views."""
     numerics = draw(st.sampled_from(list(Numerics)))
     ts = draw(tensors(numerics, max_tensors))
     names = list(ts)
     writable = [n for n in names if ts[n].role in (Role.COMPUTED, Role.STATE)]
+    roots = [n for n in names if ts[n].role is Role.COMPUTED and ts[n].view_of is None]
+    # A tensor to write in parts (not also whole first: then its parts would not count), and its form.
+    parted = {f: [n for n in roots if f in ts[n].forms and ts[n].length > 1] for f in (PLAIN, QUANT)}
+    form = draw(st.sampled_from([f for f in (PLAIN, QUANT) if parted[f]] or [PLAIN]))
+    in_parts = draw(st.sampled_from(parted[form])) if parted[form] and draw(st.integers(0, 2)) else None
     launches = []
+    if roots and draw(st.integers(0, 7)):
+        viewed = [n for n in roots if n != in_parts and any(_root(ts, v)[0] == n for v in names if ts[v].view_of)]
+        first = viewed + [n for n in draw(_some(roots, 2, min_size=1)) if n not in viewed and n != in_parts]
+        launches.append(_launch("first", [], [Write(n, f, Whole()) for n in first for f in sorted(ts[n].forms)]))
+    if in_parts is not None:
+        launches += [_launch("part", [], [w]) for w in draw(_parts(in_parts, ts[in_parts].length, form))]
     for i in range(draw(st.integers(1, max_launches))):
-        reads = []
-        for n in draw(st.lists(st.sampled_from(names), max_size=3, unique=True)):
-            reads.append(Touch(n, draw(st.sampled_from(sorted(ts[n].forms)))))
+        reads = [Touch(n, draw(st.sampled_from(sorted(ts[n].forms)))) for n in draw(_some(names, 3))]
         writes = []
-        if writable:
-            for n in draw(st.lists(st.sampled_from(writable), max_size=2, unique=True)):
-                for f in draw(st.lists(st.sampled_from(sorted(ts[n].forms)), min_size=1, unique=True)):
-                    writes.append(Write(n, f, draw(hows(ts[n].length))))
-        launches.append(
-            Launch(
-                f"k{i}",
-                tuple(r.tensor for r in reads),
-                tuple(dict.fromkeys(w.tensor for w in writes)),
-                reads=tuple(reads),
-                writes=tuple(writes),
-                scratch=draw(scratch()),
-            )
-        )
+        for n in draw(_some(writable, 2)):
+            for f in draw(st.lists(st.sampled_from(sorted(ts[n].forms)), min_size=1, unique=True)):
+                writes.append(Write(n, f, draw(hows(ts[n].length))))
+        launches.append(_launch(f"k{i}", reads, writes, draw(scratch())))
+    views = [n for n in names if ts[n].view_of is not None]
+    last = []
+    if views and draw(st.integers(0, 7)):
+        last = draw(_some(views, 2, min_size=1))
+        # Each read in every form it has, mostly: plain (the tensor at the bottom's array) and quantized.
+        reads = [
+            Touch(v, f) for v in last for f in sorted(ts[v].forms) if len(ts[v].forms) == 1 or draw(st.integers(0, 3))
+        ]
+        launches.append(_launch("last", reads or [Touch(last[0], min(ts[last[0]].forms))], []))
     # A computed tensor that is read is written by some launch: before the read, or (unsafe, so kept out of the
     # arena) in the launch that reads it or after it.
     for launch in list(launches):
@@ -156,7 +221,9 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
             if ts[r.tensor].role is Role.COMPUTED and not _written(ts, launches, r.tensor, r.form):
                 at = draw(st.integers(0, len(launches) - 1))
                 launches[at] = _with_write(launches[at], Write(r.tensor, r.form, draw(hows(ts[r.tensor].length))))
-    computed = [n for n in names if ts[n].role is Role.COMPUTED and ts[n].view_of is None]
+    # No output is the tensor a last read views (that read is to end an array's life in the arena), nor the one
+    # written in parts (which the parts are to make whole, or not).
+    computed = [n for n in roots if n != in_parts and all(_root(ts, v)[0] != n for v in last)]
     outputs = frozenset(draw(st.lists(st.sampled_from(computed), max_size=2, unique=True))) if computed else frozenset()
     for n in sorted(outputs):
         if PLAIN not in ts[n].forms:

@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 from lanearena import api
 from lanearena.frontend.builder import StepBuilder
 from lanearena.lowering.compile import compare
+from lanearena.lowering.runtime import random_feeds
 from lanearena.model import QBLOCK, Numerics
+
+from .test_reference_step import held_to_the_reference
 
 FUZZ = settings(
     deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
@@ -210,3 +213,4 @@ def test_what_the_verifier_accepts_the_kernels_run(launch, seed):
     api.verify(module)
     ((step, plan),) = api.placed_steps(module)
     assert compare(step, plan, "numpy", seed).max_abs_err == 0.0
+    held_to_the_reference(step, plan, random_feeds(step, seed))

@@ -20,6 +20,8 @@ from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import max_abs_err, random_feeds, unshared
 from lanearena.model import QBLOCK, Form, Step, home
 
+from .test_reference_step import held_to_the_reference
+
 TOLERANCE = 1e-6
 """The largest difference allowed, relative to the largest value the step hands back (float32's epsilon is
 1.2e-7): the runs do the same operations in the same order, so any difference is a placement bug."""
@@ -79,12 +81,13 @@ def _scale(results: dict[str, np.ndarray]) -> float:
 
 @settings(FUZZ, max_examples=80)
 @given(small_configs(), st.integers(0, 2**16))
-def test_every_algorithm_computes_what_the_unshared_run_computes(config, seed):
+def test_every_algorithm_computes_what_the_reference_and_the_unshared_run_compute(config, seed):
     for algorithm in placement.ALGORITHMS:
         step, plan = _placed(config, algorithm)
         run = compare(step, plan, "numpy", seed)
         assert set(run.placed) == set(run.reference)
         assert run.max_abs_err <= TOLERANCE * max(1.0, _scale(run.reference)), (algorithm, run.max_abs_err)
+        held_to_the_reference(step, plan, random_feeds(step, seed))
 
 
 def _elements(step: Step, name: str, at: str) -> tuple[int, int]:
@@ -155,3 +158,4 @@ def test_every_alignment_computes_what_the_unshared_run_computes(config, align, 
     assert plan.align == align and all(a.offset % align == 0 for a in plan.arrays)
     run = compare(step, plan, "numpy", seed)
     assert run.max_abs_err <= TOLERANCE * max(1.0, _scale(run.reference)), (align, run.max_abs_err)
+    held_to_the_reference(step, plan, random_feeds(step, seed))

@@ -1,6 +1,7 @@
 """The kernels' numpy twins, launched through `kernels.calls` on a NumpyDevice, against plain float64 formulas: every
 kind, under f32, int8 and int8x2 numerics where they apply, one row and several, whole and split. Quantized inputs
-are compared against the formula over their dequantized values. `pytest -s` prints each kind's largest error."""
+are made, laid out and read back with the tests' own Q8_0 (`q8_0`, nothing of the package's), and the formulas are
+computed over the values its blocks stand for. `pytest -s` prints each kind's largest error."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from lanearena.dialects import lane
 from lanearena.errors import UserError
 from lanearena.lowering import kernels
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.quant import Quantized, dequantize, packed, quantize, unpacked
-from lanearena.model import QBLOCK, Form, Numerics, Role, Step, Tensor, array_bytes, quant_parts
+from lanearena.lowering.quant import quantize
+from lanearena.model import QBLOCK, Form, Numerics, Role, Step, Tensor
 from lanearena.seedhelpers import ARGMAX_BLOCK
 
+from . import q8_0
 from .launches import launch_op
+from .q8_0 import Blocks, decode, quantized
 
 F32, I32 = np.float32, np.int32
 PLAIN, QUANT = Form.PLAIN, Form.QUANT
@@ -58,42 +61,45 @@ class Arrays:
         t = self.step.tensors[name]
         a = np.asarray(values, I32 if t.elem == "i32" else F32).reshape(-1)
         assert a.size == t.length
-        self.plains[name] = self.dev.alloc(array_bytes(t.length, PLAIN, self.two))
+        self.plains[name] = self.dev.alloc(t.length * 4)
         self.dev.upload(self.plains[name], a)
 
     def put_quant(self, name: str, values) -> np.ndarray:
-        """Uploads `values` quantized; returns what they dequantize to."""
-        q = quantize(np.asarray(values, F32), self.two)
-        self.quants[name] = self.dev.alloc(array_bytes(q.hi.size, QUANT, self.two))
-        self.dev.upload(self.quants[name], packed(q))
-        return dequantize(q).astype(np.float64)
+        """Uploads `values` quantized (the tests' own Q8_0 and layout); returns the values its blocks stand for."""
+        q = q8_0.encode(values, self.two)
+        self.quants[name] = self.dev.alloc(q8_0.nbytes(q.hi.size, self.two))
+        self.dev.upload(self.quants[name], q8_0.pack(q))
+        return decode(q)
 
     def put_weight(self, name: str, values) -> np.ndarray:
-        """Uploads a weight, Q8_0 where its element is i8; returns the values it stands for."""
+        """Uploads a weight, Q8_0 where its element is i8 (words, then at the next 256 bytes a scale a block);
+        returns the values it stands for."""
         values = np.asarray(values, F32)
         if self.step.tensors[name].elem == "f32":
             self.weights[name] = (self.dev.alloc(values.nbytes), 0)
             self.dev.upload(self.weights[name][0], values)
             return values.astype(np.float64)
-        q = quantize(values.reshape(-1), two_words=False)
-        base = self.dev.alloc(array_bytes(q.hi.size, QUANT, False))
-        self.dev.upload(base, packed(q))
-        words, _, scales = quant_parts(base, q.hi.size, False)
-        self.weights[name] = (words, scales)
-        return dequantize(q).astype(np.float64).reshape(values.shape)
+        q = q8_0.encode(values.reshape(-1), two_words=False)
+        base = self.dev.alloc(q8_0.nbytes(q.hi.size, False))
+        self.dev.upload(base, q8_0.pack(q))
+        words, _, scales = q8_0.parts(q.hi.size, False)
+        self.weights[name] = (base + words, base + scales)
+        return decode(q).reshape(values.shape)
 
     def output(self, name: str, form: Form = PLAIN) -> None:
         """Allocates (poisoned) the array `form` of `name`."""
-        t = self.step.tensors[name]
-        (self.plains if form is PLAIN else self.quants)[name] = self.dev.alloc(array_bytes(t.length, form, self.two))
+        n = self.step.tensors[name].length
+        plain = form is PLAIN
+        (self.plains if plain else self.quants)[name] = self.dev.alloc(n * 4 if plain else q8_0.nbytes(n, self.two))
 
     def get(self, name: str) -> np.ndarray:
         t = self.step.tensors[name]
         return self.dev.download(self._plain_at(name), I32 if t.elem == "i32" else F32, t.length)
 
-    def get_quant(self, name: str) -> Quantized:
+    def get_quant(self, name: str) -> Blocks:
         n = self.step.tensors[name].length
-        return unpacked(self.dev.download(self.quants[name], np.uint8, array_bytes(n, QUANT, self.two)), n, self.two)
+        raw = self.dev.download(self.quants[name], np.uint8, q8_0.nbytes(n, self.two))
+        return q8_0.unpack(raw, n, self.two)
 
     def _home(self, name: str) -> tuple[str, int]:
         t, offset = self.step.tensors[name], 0
@@ -115,8 +121,11 @@ class Arrays:
         name = _name(tensor)
         self.asked.add((name, QUANT))
         home, offset = self._home(name)
-        words, low, scales = quant_parts(self.quants[home], self.step.tensors[home].length, self.two)
-        return words + offset, (low + offset) if self.two else 0, scales + offset // QBLOCK * 4
+        words, low, scales = (
+            self.quants[home] + p if p is not None else None
+            for p in q8_0.parts(self.step.tensors[home].length, self.two)
+        )
+        return words + offset, (low + offset) if low is not None else 0, scales + offset // QBLOCK * 4
 
     def weight(self, tensor: SSAValue) -> tuple[int, int]:
         name = _name(tensor)
@@ -213,7 +222,7 @@ def test_quantize(numerics):
         clear &= lo_tie > 2e-2
         assert clear.mean() > 0.9 and (q.lo[clear] == lo[clear]).all()
     step = np.repeat(s, QBLOCK) / (127 if numerics.two_words else 1)
-    assert (np.abs(dequantize(q) - x) <= step * (0.5 + 1e-3)).all()
+    assert (np.abs(decode(q) - x) <= step * (0.5 + 1e-3)).all()
 
 
 def test_quantize_zero_block():
@@ -234,7 +243,8 @@ def test_gather(rows, elem):
     a.put("ids", ids)
     a.output("o")
     a.run()
-    close("gather", a.get("o"), seen[ids].reshape(-1), 1.0, tol=0)
+    # A Q8_0 row is d * q rounded to the f32 the kernel writes: exactly that.
+    close("gather", a.get("o"), seen[ids].reshape(-1).astype(F32), 1.0, tol=0)
 
 
 def test_gather_id_outside_the_table():
@@ -269,7 +279,7 @@ def test_norm(rows, numerics, forms):
     if QUANT in forms:
         q = a.get_quant("o")
         step = np.repeat(q.scales, QBLOCK) / (127 if numerics.two_words else 1)
-        close("norm to int8 (steps)", dequantize(q), want, step, tol=0.5 + 1e-3)  # half a step of the exact norm
+        close("norm to int8 (steps)", decode(q), want, step, tol=0.5 + 1e-3)  # half a step of the exact norm
 
 
 @pytest.mark.parametrize("op", ["add", "mul"])
@@ -476,7 +486,7 @@ def test_moe(numerics, form, elem, rows):
     places = a.dev.download(a.scratch("ep"), I32, rows * topk) if rows > 1 else np.arange(topk)
     gathered = xs
     if rows > 1 and numerics is not Numerics.F32 and form is PLAIN:
-        gathered = np.stack([dequantize(quantize(row.astype(F32), numerics.two_words)) for row in xs])
+        gathered = np.stack([quantized(row, numerics.two_words) for row in xs])
     for i in range(rows):
         top = logits[i, chosen[i]]
         gates = np.exp(top - top[0]) / np.exp(top - top[0]).sum()
@@ -486,7 +496,7 @@ def test_moe(numerics, form, elem, rows):
             if numerics is not Numerics.F32:  # the down projection reads h quantized, as the kernels do
                 got_h = a.dev.download(a.scratch("h") + int(places[i * topk + j]) * f * 4, F32, f)
                 close("moe", got_h, h, np.abs(h).max())
-                h = dequantize(quantize(got_h, numerics.two_words))
+                h = quantized(got_h, numerics.two_words)
             want[i] += gates[j] * (ds[e] @ h)
             scale[i] += gates[j] * (np.abs(ds[e]) @ np.abs(h))
     close("moe", a.get("o"), want.reshape(-1), scale.reshape(-1))

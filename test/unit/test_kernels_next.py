@@ -9,6 +9,7 @@ import pytest
 
 from lanearena.model import Numerics, Role
 
+from .reference_step import delta_rule
 from .test_kernels import PLAIN, QUANT, close, put_x, rng, setup, tensor
 
 F32 = np.float32
@@ -37,29 +38,6 @@ def test_conv_keeps_its_window():
     close("conv", a.get("s"), full[-(width - 1) :].astype(F32).reshape(-1), 1.0, tol=0)
 
 
-def delta_reference(qkv, z, ab, a_log, dt_bias, gain, state, hk, eps=1e-6):
-    """The gated delta rule a row at a time in float64, as Qwen3-Next's recurrent form: (outputs, final state)."""
-    rows = qkv.shape[0]
-    hv, d, _ = state.shape
-    s = state.astype(np.float64).copy()
-    out = np.zeros((rows, hv, d))
-    for t in range(rows):
-        for h in range(hv):
-            kh = h // (hv // hk)
-            q = qkv[t, kh * d : (kh + 1) * d]
-            k = qkv[t, (hk + kh) * d : (hk + kh + 1) * d]
-            v = qkv[t, (2 * hk + h) * d : (2 * hk + h + 1) * d]
-            q = q / np.sqrt((q * q).sum() + 1e-6) / np.sqrt(d)
-            k = k / np.sqrt((k * k).sum() + 1e-6)
-            g = -np.exp(a_log[h]) * np.log1p(np.exp(ab[t, h] + dt_bias[h]))
-            beta = 1 / (1 + np.exp(-ab[t, hv + h]))
-            s[h] *= np.exp(g)
-            s[h] += np.outer(k, (v - s[h].T @ k) * beta)
-            o = s[h].T @ q
-            out[t, h] = o / np.sqrt((o * o).mean() + eps) * gain * silu(z[t, h * d : (h + 1) * d])
-    return out.reshape(rows, -1), s
-
-
 @pytest.mark.parametrize("rows", [1, 3, 70, 130])
 @pytest.mark.parametrize("numerics", [Numerics.F32, Numerics.INT8X2])
 def test_delta_rule_stepped_and_in_chunks(rows, numerics):
@@ -83,7 +61,7 @@ def test_delta_rule_stepped_and_in_chunks(rows, numerics):
     for f in forms:
         a.output("o", f)
     a.run()
-    want, s = delta_reference(qkv, z, ab, a_log, dt_bias, gain, state, hk)
+    want, s = delta_rule(qkv, z, ab, a_log, dt_bias, gain, state, hk)
     close("delta", a.get("o"), want.reshape(-1), np.abs(want).max(), tol=2e-4)
     close("delta state", a.get("s"), s.reshape(-1), np.abs(s).max(), tol=2e-4)
     if numerics is not Numerics.F32:

@@ -45,15 +45,21 @@ def test_every_source_has_its_ptx_committed():
     assert {cu.stem for cu in ptx.sources()} == set(ptx.modules())
 
 
-def test_committed_ptx_is_up_to_date(regenerated):
-    here = _release(subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout)
+def test_every_source_compiles_to_a_module(regenerated):
     assert set(regenerated) == set(ptx.modules())
-    for module, text in ptx.modules().items():
-        if _release(text) != here:
-            pytest.skip(f"{module}.ptx was made by CUDA {_release(text)}, nvcc here is {here}: outputs differ")
-        assert ptx.body(text) == ptx.body(regenerated[module]), (
-            f"{module}.ptx is stale: run python -m lanearena.lowering.kernels.ptx"
-        )
+
+
+@pytest.mark.parametrize("module", sorted(ptx.modules()))
+def test_committed_ptx_is_up_to_date(module, regenerated):
+    """Each module made by this nvcc's release is what it makes of the source today; one made by another release
+    (whose output differs in more than its header) is skipped, naming both releases."""
+    here = _release(subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout)
+    text = ptx.modules()[module]
+    if _release(text) != here:
+        pytest.skip(f"{module}.ptx was made by CUDA {_release(text)}, nvcc here is {here}: not compared")
+    assert ptx.body(text) == ptx.body(regenerated[module]), (
+        f"{module}.ptx is stale: run python -m lanearena.lowering.kernels.ptx"
+    )
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not on PATH")

@@ -8,7 +8,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lanearena import placement
+from lanearena import model, placement
 from lanearena.analysis.arena import plan
 from lanearena.analysis.check import check
 from lanearena.analysis.lifetimes import problem
@@ -20,7 +20,7 @@ from .strategies import steps
 
 
 def _as_reference(p) -> dict:
-    out = {("array", a.tensor, a.form): (a.offset, a.bytes, a.first, a.last) for a in p.arrays}
+    out = {("array", a.tensor, a.form.value): (a.offset, a.bytes, a.first, a.last) for a in p.arrays}
     out.update({("scratch", s.launch, s.tag): (s.offset, s.bytes, s.launch, s.launch) for s in p.scratch})
     return out
 
@@ -90,3 +90,16 @@ def test_counters_never_take_arena_bytes():
     assert check(step, p) == []
     p.scratch.append(PlacedScratch(0, "c", 256, 4096))
     assert any("counter must keep a zeroed buffer" in m for m in check(step, p))
+
+
+@settings(max_examples=100, deadline=None)
+@given(steps(), st.integers(0, 10**6), st.integers(0, 4096), st.booleans())
+def test_the_ports_own_helpers_are_the_packages(step, offset, length, two):
+    """The port restates the seed's constants and helpers (and writes `quant_in_place` and the io from the seed's
+    comments); the package's must be the same."""
+    assert (seed_reference.ALIGN, seed_reference.QBLOCK) == (model.ALIGN, model.QBLOCK)
+    assert seed_reference.quant_in_place(offset) == model.quant_in_place(offset)
+    for form in Form:
+        assert seed_reference.array_bytes(length, form is Form.QUANT, two) == model.array_bytes(length, form, two)
+    assert seed_reference.quant_parts(offset, length, two) == model.quant_parts(offset, length, two)
+    assert seed_reference.io(step) == step.io()
