@@ -9,7 +9,7 @@ import sys
 
 from lanearena.errors import UserError
 
-SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report")
+SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models")
 
 
 def parser() -> argparse.ArgumentParser:

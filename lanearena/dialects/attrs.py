@@ -5,6 +5,8 @@
     #lane<numerics int8>         how a step computes (`model.Numerics`)
     #lane<form quant>            which array of a tensor (`model.Form`)
     #lane<binary gate>           the element-wise op of a `lane.binary`
+    #lane<scaling llama3>        how a `lane.rope` scales its frequencies
+    #lane<gates all>             which softmax a mixture's router weighs its chosen experts by
     #lane<write whole>           how a generic launch writes an operand, where it is no part
     #lane.part<64, 0, 32>        a write of a part of every unit
     #lane.scratch<"fp", f32, 8>  scratch a generic launch asks for
@@ -64,6 +66,26 @@ class BinaryKind(StrEnum):
     GATE = auto()
 
 
+class ScalingKind(StrEnum):
+    """How a rotation's frequencies are scaled (Hugging Face's `rope_type`): default, none; linear, every frequency
+    over `factor` (positions interpolated); dynamic, the base grown (NTK) where the step's positions pass the
+    original length; llama3, each frequency by its wavelength against the original length (Llama 3.1 and on)."""
+
+    DEFAULT = auto()
+    LINEAR = auto()
+    DYNAMIC = auto()
+    LLAMA3 = auto()
+
+
+class GatesKind(StrEnum):
+    """Which softmax weighs a mixture's chosen experts: chosen, the softmax over the chosen experts' logits (the
+    softmax over all experts renormalised over the chosen: Mixtral, Qwen3-MoE); all, the softmax over all experts,
+    the chosen experts' shares kept as they are (Qwen2-MoE, `norm_topk_prob` false)."""
+
+    CHOSEN = auto()
+    ALL = auto()
+
+
 def parse_optional_str(parser: BaseParser) -> str | None:
     """A string literal, or None where none follows. xDSL's printer writes every character beyond ASCII as UTF-8
     byte escapes (`"\\C3\\A9"`), which its lexer then calls a bytes literal: those are taken back here, as the text
@@ -120,6 +142,20 @@ class BinaryAttr(EnumAttribute[BinaryKind], SpacedOpaqueSyntaxAttribute):
     """`#lane<binary add>`: the element-wise op of a `lane.binary`."""
 
     name = "lane.binary"
+
+
+@irdl_attr_definition
+class ScalingAttr(EnumAttribute[ScalingKind], SpacedOpaqueSyntaxAttribute):
+    """`#lane<scaling llama3>`: how a `lane.rope` scales its frequencies."""
+
+    name = "lane.scaling"
+
+
+@irdl_attr_definition
+class GatesAttr(EnumAttribute[GatesKind], SpacedOpaqueSyntaxAttribute):
+    """`#lane<gates all>`: which softmax a mixture's router weighs its chosen experts by."""
+
+    name = "lane.gates"
 
 
 @irdl_attr_definition

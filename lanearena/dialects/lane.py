@@ -27,8 +27,10 @@ from lanearena.dialects.attrs import (
     ELEMENTS,
     BinaryAttr,
     FormAttr,
+    GatesAttr,
     NumericsAttr,
     PartAttr,
+    ScalingAttr,
     ScratchAttr,
     TensorType,
     WriteAttr,
@@ -267,5 +269,5 @@ def _how(attr: Attribute) -> WriteHow:
 LANE = Dialect(
     "lane",
     [StepOp, InputOp, WeightOp, StateOp, TensorOp, ViewOp, OutputOp, GenericLaunchOp, *KERNEL_OPS.values()],
-    [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr, BinaryAttr],
+    [TensorType, PartAttr, ScratchAttr, NumericsAttr, FormAttr, WriteAttr, BinaryAttr, ScalingAttr, GatesAttr],
 )

@@ -24,10 +24,15 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class DecoderConfig:
     """The shapes of a decoder step. `ffn` gives a dense MLP; `experts`, `topk` and `expert_ffn` a mixture of
-    experts instead. `rows` is 1 for a decode step, more for a prefill chunk; `max_len` is the key/value caches'
-    length. `split` cuts the layers' projections along `k`, `head_split` the lm-head's; `attn_splits` cuts the
-    attention over the cache. `qk_norm` norms each head of q and k before the rotation (Qwen3);
-    `tie_embeddings` makes the lm-head the embedding table."""
+    experts instead, whose gates are the softmax over the chosen experts (`norm_topk`) or their shares of the softmax
+    over all, with dense layers of `ffn` where `dense_layers` names them or off every `sparse_step`-th. `rows` is 1
+    for a decode step, more for a prefill chunk; `max_len` is the key/value caches' length. `split` cuts the layers'
+    projections along `k`, `head_split` the lm-head's; `attn_splits` cuts the attention over the cache. `qk_norm`
+    norms each head of q and k before the rotation (Qwen3); `qkv_bias`, `o_bias` and `mlp_bias` add biases to the
+    q, k and v projections, the output projection and the MLP's; `rope_type` scales the rotation's frequencies
+    (`rope_factor`, and llama3's `rope_low`, `rope_high` and `rope_original`); `window` limits the attention of the
+    layers from `window_from` on to the last `window` positions; `tie_embeddings` makes the lm-head the embedding
+    table."""
 
     name: str
     layers: int
@@ -62,6 +67,19 @@ class DecoderConfig:
     fuse: bool = False
     attn_kind: str = "attention"
     tiles: bool = False
+    rope_type: str = "default"
+    rope_factor: float = 1.0
+    rope_low: float = 1.0
+    rope_high: float = 4.0
+    rope_original: int | None = None
+    qkv_bias: bool = False
+    o_bias: bool = False
+    mlp_bias: bool = False
+    window: int | None = None
+    window_from: int = 0
+    norm_topk: bool = True
+    sparse_step: int = 1
+    dense_layers: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -92,6 +110,16 @@ class DecoderConfig:
     def mixture(self) -> bool:
         return self.experts is not None
 
+    def sparse(self, layer: int) -> bool:
+        """Whether layer `layer`'s MLP is the mixture (else a dense MLP of `ffn`): Qwen2-MoE's rule, a layer not in
+        `dense_layers` whose number (from 1) is a multiple of `sparse_step`."""
+        return self.mixture and layer not in self.dense_layers and (layer + 1) % self.sparse_step == 0
+
+    def windowed(self, layer: int) -> int:
+        """The sliding window layer `layer` attends through, 0 for none (a window as long as the caches is none)."""
+        window = self.window or 0
+        return window if layer >= self.window_from and window < self.max_len else 0
+
     @property
     def quantized(self) -> bool:
         """Whether projections read int8 activations and Q8_0 weights."""
@@ -102,8 +130,18 @@ FIELD_TYPES: dict[str, object] = typing.get_type_hints(DecoderConfig)
 """Each config key's type: int, int | None, float, bool or str."""
 
 
+LAYERS = tuple[int, ...]
+"""The type of a list of layers (`dense_layers`)."""
+
+
 def _typed(key: str, kind: object, value: object) -> object:
-    """`value` as key `key`'s type (an integer as a float where a float is wanted), or a ConfigError."""
+    """`value` as key `key`'s type (an integer as a float where a float is wanted; a list of layers as a tuple), or
+    a ConfigError."""
+    if kind == LAYERS:
+        layers = tuple(value) if isinstance(value, (list, tuple)) else None
+        if layers is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in layers):
+            raise ConfigError(f"{key} is a list of layers (integers), not {value!r}", key)
+        return layers
     if kind is bool or kind is str:
         if not isinstance(value, kind):
             raise ConfigError(f"{key} is {'true or false' if kind is bool else 'a string'}, not {value!r}", key)
@@ -157,12 +195,14 @@ def _check(c: DecoderConfig) -> None:
     need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
     need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
     mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
+    interleaved = bool(c.dense_layers) or c.sparse_step > 1
     if c.ffn is not None:
         given = [k for k, v in mixture.items() if v is not None]
         need(
-            not given,
+            not given or interleaved,
             given[0] if given else "ffn",
-            "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both",
+            "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both (or both, with "
+            "dense layers among the mixture's: dense_layers, sparse_step)",
         )
         need(c.ffn >= 1 and c.ffn % QBLOCK == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
     else:
@@ -180,6 +220,12 @@ def _check(c: DecoderConfig) -> None:
             "expert_ffn",
             f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}",
         )
+        dense = [layer for layer in range(c.layers) if not c.sparse(layer)]
+        need(
+            c.ffn is not None or not dense,
+            "ffn",
+            f"layers {', '.join(map(str, dense))} are dense (dense_layers, sparse_step): they need ffn",
+        )
     if c.rotary_dim is not None:
         need(
             0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0,
@@ -193,6 +239,15 @@ def _check(c: DecoderConfig) -> None:
             "shared_ffn",
             f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}",
         )
+    _check_rope(c, need)
+    need(c.window is None or c.window >= 1, "window", f"window must be at least 1 (or none), not {c.window}")
+    need(c.window_from >= 0, "window_from", f"window_from must be at least 0, not {c.window_from}")
+    need(c.sparse_step >= 1, "sparse_step", f"sparse_step must be at least 1, not {c.sparse_step}")
+    need(
+        all(layer >= 0 for layer in c.dense_layers),
+        "dense_layers",
+        f"dense_layers are layer numbers from 0, not {list(c.dense_layers)}",
+    )
     kinds = ("attention", "attention_shared", "attention_i8x2")
     need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
     need(
@@ -230,6 +285,35 @@ def _check(c: DecoderConfig) -> None:
         "head_split",
         f"head_split {c.head_split} does not cut hidden ({c.hidden}) into whole blocks of {QBLOCK}",
     )
+
+
+ROPE_TYPES = ("default", "linear", "dynamic", "llama3")
+"""The rope types the rope kernel scales its frequencies by (Hugging Face's `rope_type`)."""
+
+
+def _check_rope(c: DecoderConfig, need) -> None:
+    """A scaled rotation's parameters: a factor of at least 1, the original length where llama3 and dynamic measure
+    against it, llama3's band edges in order, more than one pair turned where the base grows."""
+    need(
+        c.rope_type in ROPE_TYPES, "rope_type", f"rope_type must be one of {', '.join(ROPE_TYPES)}, not {c.rope_type!r}"
+    )
+    if c.rope_type == "default":
+        return
+    need(c.rope_factor >= 1, "rope_factor", f"rope_factor must be at least 1, not {c.rope_factor}")
+    if c.rope_type in ("dynamic", "llama3"):
+        need(
+            c.rope_original is not None and c.rope_original >= 1,
+            "rope_original",
+            f"a {c.rope_type} rope needs rope_original, the length the model was trained at",
+        )
+    if c.rope_type == "llama3":
+        need(
+            0 < c.rope_low < c.rope_high,
+            "rope_low",
+            f"rope_low {c.rope_low} must be positive and under rope_high {c.rope_high}",
+        )
+    if c.rope_type == "dynamic":
+        need((c.rotary_dim or c.head_dim) > 2, "head_dim", "a dynamic rope turns more than one pair of values a head")
 
 
 def decoder_step(c: DecoderConfig) -> ModuleOp:
@@ -274,7 +358,7 @@ class _Decoder:
             b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
             p = f"l{layer}."
-            mixed = self.attention(p, x) if c.full_attention(layer) else self.linear_attention(p, x)
+            mixed = self.attention(p, x, layer) if c.full_attention(layer) else self.linear_attention(p, x)
             x = self.mlp(p, mixed, f"x{layer + 1}", layer)
         if self.normed_first is not None:  # the last mixture normed it
             hf, self.normed_first = self.normed_first, None
@@ -294,10 +378,30 @@ class _Decoder:
         self.b.launch("norm", ins=[x, gain], outs=[(out, forms)], eps=self.c.norm_eps)
         return out
 
-    def project(self, name: str, x: TensorValue, w: TensorValue, n: int) -> TensorValue:
-        """`x` (in the form projections read) times `w` [n, k] into a new tensor `name` of `n` values a row."""
-        out = self.b.tensor(name, self.act(n))
-        self.b.launch("gemm_tc" if self.c.tiles else "gemv", ins=[(x, self.read), w], outs=[out], split=self.c.split)
+    def project(self, name: str, x: TensorValue, w: TensorValue, n: int, bias: str | None = None) -> TensorValue:
+        """`x` (in the form projections read) times `w` [n, k] into a new tensor `name` of `n` values a row, plus the
+        bias weight named `bias` where one is (added where the product writes its sums)."""
+        b, c = self.b, self.c
+        out = b.tensor(name, self.act(n))
+        if bias is not None:
+            b.launch("gemv_bias", ins=[(x, self.read), w, b.weight(bias, (n,))], outs=[out], split=c.split)
+        else:
+            b.launch("gemm_tc" if c.tiles else "gemv", ins=[(x, self.read), w], outs=[out], split=c.split)
+        return out
+
+    def rope(self) -> dict[str, int | float | str]:
+        """The rotation's parameters: its base, the values of a head it turns, its scaling."""
+        c = self.c
+        out: dict[str, int | float | str] = {"theta": c.rope_theta}
+        if c.rotary_dim not in (None, c.head_dim):
+            out["rotary"] = c.rotary_dim
+        if c.rope_type != "default":
+            out |= {"scaling": c.rope_type, "factor": c.rope_factor}
+        if c.rope_type == "llama3":
+            out |= {"low_freq": c.rope_low, "high_freq": c.rope_high}
+        if c.rope_type in ("dynamic", "llama3"):
+            assert c.rope_original is not None  # checked with the config
+            out["original"] = c.rope_original
         return out
 
     def quantized(self, x: TensorValue) -> None:
@@ -305,7 +409,7 @@ class _Decoder:
         if self.c.quantized:
             self.b.launch("quantize", ins=[x], outs=[(x, Form.QUANT)])
 
-    def attention(self, p: str, x: TensorValue) -> TensorValue:
+    def attention(self, p: str, x: TensorValue, layer: int) -> TensorValue:
         """Layer `p`'s attention block added to the residual `x`: the new residual."""
         b, c = self.b, self.c
         h = self.attention_input(p, x)
@@ -313,16 +417,22 @@ class _Decoder:
         if c.qk_norm:
             q = self.norm(p + "qn", q, b.weight(p + "q_norm", (c.head_dim,)), (Form.PLAIN,))
             k = self.norm(p + "kn", k, b.weight(p + "k_norm", (c.head_dim,)), (Form.PLAIN,))
-        rotary = {"rotary": c.rotary_dim} if c.rotary_dim not in (None, c.head_dim) else {}
-        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, theta=c.rope_theta, **rotary)
-        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, theta=c.rope_theta, **rotary)
+        b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, **self.rope())
+        b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, **self.rope())
         k_cache = b.state(p + "k_cache", (c.max_len, c.kv_dim))
         v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
         attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
         splits = {} if c.attn_kind == "attention_i8x2" else {"splits": c.attn_splits}
+        window = {"window": c.windowed(layer)} if c.windowed(layer) else {}
         b.launch(
-            c.attn_kind, ins=[q, k_cache, v_cache, self.pos], outs=[attn], heads=c.heads, kv_heads=c.kv_heads, **splits
+            c.attn_kind,
+            ins=[q, k_cache, v_cache, self.pos],
+            outs=[attn],
+            heads=c.heads,
+            kv_heads=c.kv_heads,
+            **splits,
+            **window,
         )
         if c.attn_gate:  # Qwen3-Next: the output times the sigmoid of a gate projected beside q
             gate = self.project(p + "gate", h, b.weight(p + "wgate", (c.q_dim, c.hidden), self.weight_elem), c.q_dim)
@@ -330,7 +440,8 @@ class _Decoder:
             b.launch("binary", ins=[attn, gate], outs=[gated], op="gate")
             attn = gated
         self.quantized(attn)
-        o = self.project(p + "o", attn, b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem), c.hidden)
+        wo = b.weight(p + "wo", (c.hidden, c.q_dim), self.weight_elem)
+        o = self.project(p + "o", attn, wo, c.hidden, p + "bo" if c.o_bias else None)
         return self.add(p + "xa", x, o)
 
     def attention_input(self, p: str, x: TensorValue) -> TensorValue:
@@ -373,12 +484,19 @@ class _Decoder:
         b, c = self.b, self.c
         if c.rows > 1:
             q, k, v = (
-                self.project(p + name, h, b.weight(p + "w" + name, (n, c.hidden), self.weight_elem), n)
+                self.project(
+                    p + name,
+                    h,
+                    b.weight(p + "w" + name, (n, c.hidden), self.weight_elem),
+                    n,
+                    p + "b" + name if c.qkv_bias else None,
+                )
                 for name, n in (("q", c.q_dim), ("k", c.kv_dim), ("v", c.kv_dim))
             )
             return q, k, v
         n = c.q_dim + 2 * c.kv_dim
-        qkv = self.project(p + "qkv", h, b.weight(p + "wqkv", (n, c.hidden), self.weight_elem), n)
+        wqkv = b.weight(p + "wqkv", (n, c.hidden), self.weight_elem)
+        qkv = self.project(p + "qkv", h, wqkv, n, p + "bqkv" if c.qkv_bias else None)
         return (
             b.view(p + "q", qkv, 0, (c.q_dim,)),
             b.view(p + "k", qkv, c.q_dim, (c.kv_dim,)),
@@ -389,7 +507,8 @@ class _Decoder:
         """Layer `p`'s MLP (or mixture) added to the residual `x`: the new residual `out`."""
         b, c = self.b, self.c
         gain = b.weight(p + "mlp_norm", (c.hidden,))
-        if c.mixture:
+        gates = {} if c.norm_topk else {"gates": "all"}
+        if c.sparse(layer):
             # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
             h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
             e, f, d = c.experts, c.expert_ffn, c.hidden
@@ -422,6 +541,7 @@ class _Decoder:
                     experts=e,
                     topk=c.topk,
                     eps=c.norm_eps,
+                    **gates,
                 )
                 return mixed
             down = b.tensor(p + "d", self.act(d))
@@ -431,6 +551,7 @@ class _Decoder:
                 outs=[down],
                 experts=e,
                 topk=c.topk,
+                **gates,
             )
         else:
             assert c.ffn is not None  # a dense config has it
@@ -438,9 +559,14 @@ class _Decoder:
             w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
             w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
             m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed)
-            b.launch("glu_tc" if c.tiles else "glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
+            if c.mlp_bias:
+                biases = [b.weight(p + n, (c.ffn,)) for n in ("b_gate", "b_up")]
+                b.launch("glu_bias", ins=[(h, self.read), w_gate, w_up, *biases], outs=[m], split=c.split)
+            else:
+                b.launch("glu_tc" if c.tiles else "glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
             self.quantized(m)
-            down = self.project(p + "d", m, b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem), c.hidden)
+            w_down = b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem)
+            down = self.project(p + "d", m, w_down, c.hidden, p + "b_down" if c.mlp_bias else None)
         return self.add(out, x, down)
 
     def add(self, name: str, a: TensorValue, b: TensorValue) -> TensorValue:

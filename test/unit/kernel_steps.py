@@ -233,9 +233,11 @@ def _product(s: _Step, kind: str) -> None:
     rows, k, n = s.rows(), s.one(32, 48, 64, 96), s.one(16, 20, 32, 48, 64)
     quant = s.may_quant(k)
     x, form = s.act((rows, k), quant)
-    gated = kind in ("glu", "glu_tc")
+    gated = kind in ("glu", "glu_tc", "glu_bias")
     f32_only = k % QBLOCK != 0
     weights = [s.weight((n, k), f32_only) for _ in range(2 if gated else 1)]
+    if kind.endswith("_bias"):  # a bias a projection: gemv_bias's one, glu_bias's gate's and up's
+        weights += [s.weight((n,), True) for _ in range(2 if gated else 1)]
     params = {"split": s.one(1, 2, 3)}
     if kind.endswith("_tc") and params["split"] > 1:
         tiles = -(-(2 * n if gated else n) // 64)
@@ -274,7 +276,17 @@ def _rope(s: _Step) -> None:
     rows, heads, hd = s.rows(), s.one(1, 2), s.one(8, 16)
     x, _ = s.act((rows, heads * hd))
     rotary = {"rotary": hd // 2} if s.flip() and hd % 4 == 0 else {}
-    s.b.launch("rope", [s.input((rows,), "i32")], [x], heads=heads, theta=s.one(1e4, 1e6), **rotary)
+    # Scaled as transformers' rope types; lengths short enough that a step's few positions pass them.
+    scaling = s.one(
+        {},
+        {"scaling": "linear", "factor": 4.0},
+        {"scaling": "dynamic", "factor": 2.0, "original": s.one(1, 2)},
+        {"scaling": "llama3", "factor": 8.0, "low_freq": 1.0, "high_freq": 4.0, "original": s.one(16, 64)},
+    )
+    if scaling.get("scaling") == "dynamic" and (rotary.get("rotary") or hd) <= 2:
+        scaling = {}
+    theta = s.one(1e4, 1e6)
+    s.b.launch("rope", [s.input((rows,), "i32")], [x], heads=heads, theta=theta, **rotary, **scaling)
 
 
 def _caches(s: _Step, rows: int, width: int, pos) -> tuple:
@@ -299,6 +311,8 @@ def _attention(s: _Step, kind: str) -> None:
     q, _ = s.act((rows, heads * hd))
     caches = _caches(s, rows, kv * hd, pos)
     params = {"heads": heads, "kv_heads": kv} | ({} if kind == "attention_i8x2" else {"splits": s.one(1, 2, 3)})
+    window = s.one(0, 0, 1, 2, 5)  # a sliding window of a few of the cache's positions, now and then
+    params |= {"window": window} if window else {}
     out = s.tensor((rows, heads * hd))
     s.b.launch(kind, [q, *caches, pos], [out], **params)
     s.done(out)
@@ -316,6 +330,8 @@ def _mixture(s: _Step, kind: str) -> None:
     if kind in ("moe_add", "moe_add_norm"):
         ins.append(s.act((rows * d,))[0])
     params = {"experts": experts, "topk": s.int(1, experts)}
+    if s.flip():  # Qwen2-MoE's gates: the chosen experts' shares of the softmax over all
+        params["gates"] = "all"
     if rows > 1 and s.flip():
         params["router_split"] = 2
     out = s.tensor((rows * d,))
@@ -405,6 +421,8 @@ BUILD = {
     "quantize": _quantize,
     "gemv": lambda s: _product(s, "gemv"),
     "glu": lambda s: _product(s, "glu"),
+    "gemv_bias": lambda s: _product(s, "gemv_bias"),
+    "glu_bias": lambda s: _product(s, "glu_bias"),
     "gemm_tc": lambda s: _product(s, "gemm_tc"),
     "glu_tc": lambda s: _product(s, "glu_tc"),
     "rope": _rope,

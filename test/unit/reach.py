@@ -103,6 +103,13 @@ def lowering_rules(s) -> set[str]:
     """The rules a lowered step exercises: its kinds, its views as the emitted code must address them, its parts."""
     rules = placement_rules(s)
     rules |= {f"kind {la.kind}" for la in s.launches}
+    for la in s.launches:  # the parameters that change what a kind computes
+        if la.params.get("scaling", "default") != "default":
+            rules |= {"a rope scaled", f"a rope scaled {la.params['scaling']}"}
+        if la.params.get("window", 0):
+            rules.add("an attention over a sliding window")
+        if la.params.get("gates") == "all":
+            rules.add("a mixture's gates over all experts")
     for _, tensor, quant, _, _ in _touches(s):
         views = _views(s, tensor)
         at = sum(v.view_offset for v in views)

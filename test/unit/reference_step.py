@@ -39,6 +39,8 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "quantize": (("x",), ("out",)),
     "gemv": (("x", "w"), ("out",)),
     "glu": (("x", "w_gate", "w_up"), ("out",)),
+    "gemv_bias": (("x", "w", "bias"), ("out",)),
+    "glu_bias": (("x", "w_gate", "w_up", "b_gate", "b_up"), ("out",)),
     "gemm_tc": (("x", "w"), ("out",)),
     "glu_tc": (("x", "w_gate", "w_up"), ("out",)),
     "rope": (("pos",), ("x",)),
@@ -73,7 +75,20 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 """Each kind's operands, read and written, in the order a launch gives them (README, "Launch kinds")."""
 
-DEFAULTS: dict[str, float | int | str] = {"eps": 1e-6, "split": 1, "theta": 1e6, "rotary": 0, "op": "add"}
+DEFAULTS: dict[str, float | int | str] = {
+    "eps": 1e-6,
+    "split": 1,
+    "theta": 1e6,
+    "rotary": 0,
+    "op": "add",
+    "scaling": "default",
+    "factor": 1.0,
+    "low_freq": 1.0,
+    "high_freq": 4.0,
+    "original": 0,
+    "window": 0,
+    "gates": "chosen",
+}
 """The parameters a launch may leave at their documented defaults (and that change a result)."""
 
 
@@ -121,11 +136,32 @@ def ranked(values: np.ndarray) -> list[int]:
     return [i for *_, i in sorted(keys)]
 
 
-def turned(x: np.ndarray, pos: np.ndarray, hd: int, rot: int, theta: float) -> np.ndarray:
-    """Rows of heads of `hd` values ([rows, heads, hd]) with the first `rot` of each head rotated by position
-    (rotate-half, as NeoX and Qwen): pair i with i + rot/2 at angle pos * theta^(-2i/rot)."""
+def frequencies(rot: int, theta: float, scaling="default", factor=1.0, low=1.0, high=4.0, original=0, n=0):
+    """The angle per position of each of `rot` / 2 pairs: theta^(-2i/rot), scaled as transformers'
+    ROPE_INIT_FUNCTIONS scale inv_freq: linear, over factor; dynamic, theta grown to theta * (factor * n / original -
+    (factor - 1))^(rot / (rot - 2)) where n (the largest position + 1) passes the original length; llama3, by each
+    wavelength 2 pi / f: over factor past original / low, kept under original / high, between (1 - s) f / factor + s f
+    with s = (original / wavelength - low) / (high - low)."""
+    theta = float(theta)
+    if scaling == "dynamic" and n > original:
+        theta *= (factor * n / original - (factor - 1)) ** (rot / (rot - 2))
+    f = theta ** (-2.0 * np.arange(rot // 2) / rot)
+    if scaling == "linear":
+        return f / factor
+    if scaling != "llama3":
+        return f
+    wavelength = 2 * np.pi / f
+    s = (original / wavelength - low) / (high - low)
+    return np.where(
+        wavelength > original / low, f / factor, np.where(wavelength < original / high, f, (1 - s) * f / factor + s * f)
+    )
+
+
+def turned(x: np.ndarray, pos: np.ndarray, rot: int, freq: np.ndarray) -> np.ndarray:
+    """Rows of heads ([rows, heads, hd]) with the first `rot` of each head rotated by position (rotate-half, as
+    NeoX, Qwen and Llama): pair i with i + rot/2 at angle pos * freq[i]."""
     half = rot // 2
-    f = pos.astype(np.float64)[:, None, None] * float(theta) ** (-2.0 * np.arange(half) / rot)
+    f = pos.astype(np.float64)[:, None, None] * freq
     a, b = x[..., :half].copy(), x[..., half:rot].copy()
     out = x.copy()
     out[..., :half] = a * np.cos(f) - b * np.sin(f)
@@ -383,6 +419,17 @@ class Interpreter:
 
     _glu_tc = _glu
 
+    def _gemv_bias(self, launch, o) -> None:
+        """nn.Linear with a bias: x W^T + b."""
+        (y,) = self._product(launch, o, "w")
+        self._out(launch, o["out"], (y + self.read(o["bias"])).reshape(-1))
+
+    def _glu_bias(self, launch, o) -> None:
+        """LlamaMLP with mlp_bias: silu(x W_gate^T + b_gate) * (x W_up^T + b_up)."""
+        g, u = self._product(launch, o, "w_gate", "w_up")
+        g, u = g + self.read(o["b_gate"]), u + self.read(o["b_up"])
+        self._out(launch, o["out"], (silu(g) * u).reshape(-1))
+
     def _gemv_norm(self, launch, o) -> None:
         (y,) = self._product(launch, o, "w")
         self._out(launch, o["out"], y.reshape(-1))
@@ -394,7 +441,8 @@ class Interpreter:
         hd = y.shape[1] // (heads + 2 * kv)
         y = y.reshape(y.shape[0], -1, hd)
         # q's and k's heads turn by position; v's do not.
-        y[:, : heads + kv] = turned(y[:, : heads + kv], self._ints(o["pos"]), hd, hd, self.param(launch, "theta"))
+        freq = frequencies(hd, self.param(launch, "theta"))
+        y[:, : heads + kv] = turned(y[:, : heads + kv], self._ints(o["pos"]), hd, freq)
         self._out(launch, o["out"], y.reshape(-1))
 
     # -- Rotation, cache, attention
@@ -404,7 +452,9 @@ class Interpreter:
         heads = int(launch.params["heads"])
         x = self.read(o["x"]).reshape(pos.size, heads, -1)
         rot = int(self.param(launch, "rotary")) or x.shape[2]
-        self._out(launch, o["x"], turned(x, pos, x.shape[2], rot, self.param(launch, "theta")).reshape(-1))
+        scaled = (self.param(launch, n) for n in ("scaling", "factor", "low_freq", "high_freq", "original"))
+        freq = frequencies(rot, self.param(launch, "theta"), *scaled, n=int(pos.max()) + 1)
+        self._out(launch, o["x"], turned(x, pos, rot, freq).reshape(-1))
 
     def _kv_store(self, launch, o) -> None:
         pos = self._ints(o["pos"])
@@ -422,9 +472,12 @@ class Interpreter:
             cache(self.read(o[c]).reshape(-1, kv_heads, hd)) for c in ("k_cache", "v_cache")
         )  # [length, kv heads, hd]
         out = np.empty_like(q)
+        window = int(self.param(launch, "window"))
         for r, h in np.ndindex(pos.size, heads):
             g = h // (heads // kv_heads)
-            out[r, h] = softmax_attend(q[r, h], keys[: pos[r] + 1, g], values[: pos[r] + 1, g])
+            # transformers' causal mask, and its sliding window's: kv_idx > q_idx - window.
+            seen = slice(max(0, pos[r] - window + 1) if window else 0, pos[r] + 1)
+            out[r, h] = softmax_attend(q[r, h], keys[seen, g], values[seen, g])
         self._out(launch, o["out"], out.reshape(-1))
 
     _attention_shared = _attention
@@ -452,9 +505,10 @@ class Interpreter:
             if topk < experts:
                 gap = logits[order[topk - 1]] - logits[order[topk]]
                 self.margins.append(Margin(f"experts of '{o['x']}'", gap, float((np.abs(wr) @ np.abs(row)).max())))
-            top = logits[chosen]
-            gates = np.exp(top - top.max())
-            gates /= gates.sum()
+            # Mixtral's gates (and Qwen's with norm_topk_prob): softmax over all, top k, renormalised, which is
+            # the softmax over the chosen; Qwen2-MoE's without: the chosen's shares of the softmax over all.
+            shares = np.exp(logits - logits[chosen].max())
+            gates = shares[chosen] / (shares.sum() if self.param(launch, "gates") == "all" else shares[chosen].sum())
             for gate, e in zip(gates, chosen, strict=True):
                 h = silu(wg[e] @ gathered[r]) * (wu[e] @ gathered[r])
                 out[r] += gate * (wd[e] @ (quantized(h, self.two) if quant else h))

@@ -385,10 +385,11 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
             return GemvF32(n, m, p.get("split", 1))
         return OURS  # the seed's quantized projection is cut along k only on the tensor cores
 
+    # A bias is added where a product writes its sums: the seed's projection, with no scratch of its own.
     match kind:
-        case "gemv":
+        case "gemv" | "gemv_bias":
             return gemv_like()
-        case "glu":
+        case "glu" | "glu_bias":
             return OURS if p.get("split", 1) > 1 else GemvGlu(*product("w_gate"), None)
         case "gemm_tc":
             n, m = product("w")
@@ -458,7 +459,7 @@ def ours(kind: str, t: dict, p: dict, numerics: str) -> list[tuple[str, str, int
     rows, split = t["x"].length // k, p.get("split", 1)
     if split == 1:
         return []
-    if kind == "glu":
+    if kind in ("glu", "glu_bias"):
         return [("gp", "float", 2 * split * rows * n * 4, False), ("gq", "int", rows * -(-n // 64) * 4, True)]
     return [("fp", "float", split * rows * n * 4, False), ("fq", "int", -(-n // 64) * -(-rows // 64) * 4, True)]
 

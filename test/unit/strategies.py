@@ -14,6 +14,7 @@ import dataclasses
 
 from hypothesis import strategies as st
 
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.model import (
     QBLOCK,
     Form,
@@ -335,7 +336,8 @@ def renamed_steps(draw, max_tensors: int = 6, max_launches: int = 6) -> Step:
         tags = draw(st.lists(hostile_names, min_size=len(la.scratch), max_size=len(la.scratch), unique=True))
         return dataclasses.replace(
             la,
-            kind=draw(hostile_names),
+            # A generic kernel named as a kind of the library would be built as that kind.
+            kind=draw(hostile_names.filter(lambda name: name not in KERNEL_OPS)),
             ins=tuple(new[n] for n in la.ins),
             outs=tuple(new[n] for n in la.outs),
             reads=tuple(dataclasses.replace(r, tensor=new[r.tensor]) for r in la.reads),

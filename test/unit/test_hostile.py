@@ -394,7 +394,7 @@ def test_router_twin_and_kernel_pick_the_same_experts_in_range(values, data):
     dev = NumpyDevice()
     rl, ids, gates = dev.alloc(logits.nbytes), dev.alloc(4 * topk), dev.alloc(4 * topk)
     dev.upload(rl, logits)
-    moe._choose(dev, rl, ids, gates, logits.size, topk)
+    moe._choose(dev, rl, ids, gates, logits.size, topk, data.draw(st.sampled_from([0, 1])))  # gates chosen, all
     picked = dev.download(ids, np.int32, topk).tolist()
     assert picked == _kernel_route(logits, topk)
     assert all(0 <= e < logits.size for e in picked) and len(set(picked)) == topk

@@ -51,6 +51,10 @@ LOWERING_FLOORS = {
     "a counter": 0.60,
     **{f"numerics {n}": 0.20 for n in ("f32", "int8", "int8x2")},
     **{f"kind {k}": 0.04 for k in KINDS},
+    "a rope scaled": 0.04,
+    **{f"a rope scaled {k}": 1 / DRAWN for k in ("linear", "dynamic", "llama3")},  # each at least once
+    "an attention over a sliding window": 0.04,
+    "a mixture's gates over all experts": 0.04,
 }
 """The share of `kernel_steps()` that must exercise each rule the lowering addresses: under the least that six
 samples of 300 measured (its choices come from one Random a step, so a share moves little between samples)."""

@@ -78,10 +78,14 @@ def products(draw, kind: str):
     split = draw(st.sampled_from([1, 2, 3, 4, 8]))
     t = {"x": T("x", rows * k), "out": T("out", rows * n)}
     p = {"split": split}
-    if kind in ("glu", "glu_tc"):
+    if kind in ("glu", "glu_tc", "glu_bias"):
         t |= {"w_gate": W("wg", n, k), "w_up": W("wu", n, k)}
     else:
         t |= {"w": W("w", n, k)}
+    if kind == "gemv_bias":
+        t |= {"bias": W("b", n)}
+    if kind == "glu_bias":
+        t |= {"b_gate": W("bg", n), "b_up": W("bu", n)}
     if kind.endswith("_tc"):
         m = rows
         wide = port.gemm_tiles_wide(2 * n if kind == "glu_tc" else n)
@@ -108,7 +112,8 @@ def attentions(draw, kind: str):
         "pos": T("pos", rows, elem="i32"),
         "out": T("out", rows, heads * hd),
     }
-    p = {"heads": heads, "kv_heads": kv}
+    # A sliding window changes which positions a row reads, not the scratch.
+    p = {"heads": heads, "kv_heads": kv, "window": draw(st.sampled_from([0, 1, 17, length]))}
     if kind != "attention_i8x2":
         p["splits"] = draw(st.sampled_from([1, 2, 3, 8, 16]))
     return t, p
@@ -130,7 +135,7 @@ def mixtures(draw, kind: str):
         "gain": W("gain", d),
         "normed": T("normed", rows * d),
     }
-    p = {"experts": experts, "topk": topk}
+    p = {"experts": experts, "topk": topk, "gates": draw(st.sampled_from(["chosen", "all"]))}  # no scratch of its own
     tc = draw(st.booleans())
     p |= {
         "router_split": draw(st.sampled_from([1, 2, 4])),
@@ -205,7 +210,7 @@ def others(draw, kind: str):
 
 
 def launches(kind: str):
-    if kind in ("gemv", "glu", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm"):
+    if kind in ("gemv", "glu", "gemv_bias", "glu_bias", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm"):
         return products(kind)
     if kind.startswith("attention"):
         return attentions(kind)

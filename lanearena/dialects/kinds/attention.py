@@ -51,7 +51,9 @@ class KvStoreOp(KernelOp):
 
 
 class _Attention(KernelOp):
-    """`q`'s rows (one a position) of `heads` heads attend over the caches' rows of `kv_heads` heads into `out`."""
+    """`q`'s rows (one a position) of `heads` heads attend over the caches' rows of `kv_heads` heads into `out`: a
+    row at position p over positions [0, p], or, with a sliding `window`, over its last `window` positions
+    (p - window, p] (the whole cache read through the window: no ring)."""
 
     q = operand_def(TensorType)
     k_cache = operand_def(TensorType)
@@ -60,6 +62,7 @@ class _Attention(KernelOp):
     out = operand_def(TensorType)
     heads = count()
     kv_heads = count()
+    window = count(0)
     INTS: ClassVar = ("pos",)
 
     def verify_(self) -> None:
@@ -94,7 +97,7 @@ class AttentionOp(_Attention):
 
     name = "lane.attention"
     splits = count(1)
-    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("splits"))
+    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("splits"), option("window"))
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """Split, a head a block: each chunk's maximum, sum and weighed values, and each head's count of chunks
@@ -115,7 +118,7 @@ class AttentionSharedOp(_Attention):
 
     name = "lane.attention_shared"
     splits = count(1)
-    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("splits"))
+    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("splits"), option("window"))
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """Split: each chunk's maximum, sum and weighed values, folded by a second kernel (no counter)."""
@@ -133,7 +136,7 @@ class AttentionI8x2Op(_Attention):
     in two words (int8x2 numerics only)."""
 
     name = "lane.attention_i8x2"
-    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"))
+    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("window"))
 
     def verify_(self) -> None:
         super().verify_()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.irdl import irdl_op_definition, operand_def
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
 from lanearena import seedhelpers as seed
-from lanearena.dialects.attrs import TensorType
+from lanearena.dialects.attrs import GatesAttr, GatesKind, TensorType
 from lanearena.dialects.base import (
     KernelOp,
     arg,
@@ -29,17 +29,27 @@ from lanearena.dialects.kinds.rows import check_length, check_norm
 from lanearena.model import QBLOCK, Numerics, Scratch
 
 _EXPERTS = ("w_router", "w_gate", "w_up", "w_down")
-_FLAGS = (param("experts"), param("topk"), option("router_split"), "(`tc` $tc^)?", "(`paired` $paired^)?")
+_FLAGS = (
+    param("experts"),
+    param("topk"),
+    option("gates"),
+    option("router_split"),
+    "(`tc` $tc^)?",
+    "(`paired` $paired^)?",
+)
 
 
 class _Mixture(KernelOp):
     """`x`'s rows routed (`w_router` [experts, d]) to `topk` of `experts` experts (`w_gate`, `w_up` [experts, ffn,
-    d], `w_down` [experts, d, ffn]) into `out`: a router cut along k in `router_split` parts; over a block of rows,
-    on the tensor cores (`tc`), gate and up paired in one GEMM that quantizes the hidden rows (`paired`)."""
+    d], `w_down` [experts, d, ffn]) into `out`, each weighed by its gate: the softmax over the chosen experts'
+    logits (`gates(chosen)`, the default), or the chosen experts' shares of the softmax over all (`gates(all)`); a
+    router cut along k in `router_split` parts; over a block of rows, on the tensor cores (`tc`), gate and up paired
+    in one GEMM that quantizes the hidden rows (`paired`)."""
 
     x_form = read_form()
     experts = count()
     topk = count()
+    gates = prop_def(GatesAttr, default_value=GatesAttr(GatesKind.CHOSEN))
     router_split = count(1)
     tc = flag()
     paired = flag()

@@ -1,5 +1,6 @@
-"""Launch kinds that multiply by a weight matrix: gemv and the gated pair glu, cut along k in `split` parts; their
-tensor-core forms gemm_tc and glu_tc; and the products that turn or norm what they make (gemv_rope, gemv_norm)."""
+"""Launch kinds that multiply by a weight matrix: gemv and the gated pair glu, cut along k in `split` parts; the same
+with biases added to what they sum (gemv_bias, glu_bias); their tensor-core forms gemm_tc and glu_tc; and the
+products that turn or norm what they make (gemv_rope, gemv_norm)."""
 
 from __future__ import annotations
 
@@ -127,6 +128,67 @@ class GluOp(_GatedPair):
     def verify_(self) -> None:
         super().verify_()
         check_pair(self)
+
+    def scratch(self, numerics: Numerics) -> list[Scratch]:
+        return split_scratch(self, "w_gate", self.split.value.data, numerics, ("gp", "gq"), copies=2)
+
+
+def check_bias(op: KernelOp, bias: str, n: int) -> None:
+    """`bias` holds one value for each of the product's `n` columns."""
+    if op.dims(bias) != (n,):
+        raise op.fail(f"{bias} '{op.tensor(bias).tensor_name}' is {op.dims(bias)}, not one value a column ({n},)")
+
+
+@irdl_op_definition
+class GemvBiasOp(KernelOp):
+    """`lane.gemv_bias %x(quant), %w, %bias -> %out split(4)`: gemv's product with `bias` [n] added to every row, as
+    a projection with a bias computes it (Qwen2's q, k and v; Llama's with attention_bias or mlp_bias)."""
+
+    name = "lane.gemv_bias"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    out = operand_def(TensorType)
+    x_form = read_form()
+    split = count(1)
+    WEIGHTS: ClassVar = ("w", "bias")
+    F32_WEIGHTS: ClassVar = ("bias",)
+    assembly_format = signature([arg_read("x"), arg("w"), arg("bias")], [arg("out")], option("split"))
+
+    def verify_(self) -> None:
+        super().verify_()
+        _, n, _ = check_product(self, "w")
+        check_bias(self, "bias", n)
+
+    def scratch(self, numerics: Numerics) -> list[Scratch]:
+        return split_scratch(self, "w", self.split.value.data, numerics, ("fp", "fq"))
+
+
+@irdl_op_definition
+class GluBiasOp(KernelOp):
+    """`lane.glu_bias %x, %w_gate, %w_up, %b_gate, %b_up -> %out split(2)`: the gated pair with a bias on each
+    projection, silu(x w_gate + b_gate) * (x w_up + b_up) (Llama's MLP with mlp_bias)."""
+
+    name = "lane.glu_bias"
+    x = operand_def(TensorType)
+    w_gate = operand_def(TensorType)
+    w_up = operand_def(TensorType)
+    b_gate = operand_def(TensorType)
+    b_up = operand_def(TensorType)
+    out = operand_def(TensorType)
+    x_form = read_form()
+    split = count(1)
+    WEIGHTS: ClassVar = ("w_gate", "w_up", "b_gate", "b_up")
+    F32_WEIGHTS: ClassVar = ("b_gate", "b_up")
+    assembly_format = signature(
+        [arg_read("x"), arg("w_gate"), arg("w_up"), arg("b_gate"), arg("b_up")], [arg("out")], option("split")
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        _, n, _ = check_pair(self)
+        check_bias(self, "b_gate", n)
+        check_bias(self, "b_up", n)
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         return split_scratch(self, "w_gate", self.split.value.data, numerics, ("gp", "gq"), copies=2)
@@ -268,4 +330,4 @@ class GemvNormOp(KernelOp):
         return [*split_scratch(self, "w", self.split.value.data, numerics, ("fp", "fq")), counter("gc", 4)]
 
 
-OPS: tuple[type[KernelOp], ...] = (GemvOp, GluOp, GemmTcOp, GluTcOp, GemvRopeOp, GemvNormOp)
+OPS: tuple[type[KernelOp], ...] = (GemvOp, GluOp, GemvBiasOp, GluBiasOp, GemmTcOp, GluTcOp, GemvRopeOp, GemvNormOp)

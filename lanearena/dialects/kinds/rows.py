@@ -8,7 +8,7 @@ from typing import ClassVar
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
 from lanearena import seedhelpers as seed
-from lanearena.dialects.attrs import BinaryAttr, BinaryKind, TensorType
+from lanearena.dialects.attrs import BinaryAttr, BinaryKind, ScalingAttr, ScalingKind, TensorType
 from lanearena.dialects.base import (
     KernelOp,
     arg,
@@ -114,7 +114,11 @@ class QuantizeOp(KernelOp):
 @irdl_op_definition
 class RopeOp(KernelOp):
     """`lane.rope %pos -> %x heads(16)`: rotates `x` in place by the positions `pos` (`rotary` values of each head,
-    all of them where 0)."""
+    all of them where 0), each pair i of a head's turned values at the angle pos * theta^(-2i/rotary), its frequency
+    scaled by `scaling` (Hugging Face's `rope_type`): `linear` over `factor`; `dynamic`, the base grown to theta *
+    (factor * n / original - (factor - 1))^(rotary / (rotary - 2)) where the step's last position n - 1 passes the
+    `original` length; `llama3`, a frequency whose wavelength passes original / low_freq over `factor`, one under
+    original / high_freq kept, one between blended."""
 
     name = "lane.rope"
     pos = operand_def(TensorType)
@@ -122,9 +126,25 @@ class RopeOp(KernelOp):
     heads = count()
     theta = real(1e6)
     rotary = count(0)
+    scaling = prop_def(ScalingAttr, default_value=ScalingAttr(ScalingKind.DEFAULT))
+    factor = real(1.0)
+    low_freq = real(1.0)
+    high_freq = real(4.0)
+    original = count(0)
     WRITES: ClassVar = ("x",)
     INTS: ClassVar = ("pos",)
-    assembly_format = signature([arg("pos")], [arg("x")], param("heads"), option("theta"), option("rotary"))
+    assembly_format = signature(
+        [arg("pos")],
+        [arg("x")],
+        param("heads"),
+        option("theta"),
+        option("rotary"),
+        option("scaling"),
+        option("factor"),
+        option("low_freq"),
+        option("high_freq"),
+        option("original"),
+    )
 
     def reads(self) -> list[tuple]:
         return [*super().reads(), (self.x, Form.PLAIN)]
@@ -140,6 +160,24 @@ class RopeOp(KernelOp):
         rotary, hd = self.rotary.value.data, n // (rows * heads)
         if rotary % 2 or rotary > hd:
             raise self.fail(f"rotary {rotary} is not an even count of at most a head's {hd} values")
+        self._verify_scaling(rotary or hd)
+
+    def _verify_scaling(self, turned: int) -> None:
+        """The parameters the scaling reads: a factor of at least 1, the original length where it is measured
+        against, the llama3 band's edges in order, and more than one pair turned where the base grows."""
+        scaling, factor = self.scaling.data, self.factor.value.data
+        if scaling is ScalingKind.DEFAULT:
+            return
+        if factor < 1:
+            raise self.fail(f"scaling {scaling.value} takes a factor of at least 1, not {factor}")
+        if scaling in (ScalingKind.DYNAMIC, ScalingKind.LLAMA3) and not self.original.value.data:
+            raise self.fail(f"scaling {scaling.value} needs the original length the model was trained at (original)")
+        if scaling is ScalingKind.LLAMA3 and not self.low_freq.value.data < self.high_freq.value.data:
+            raise self.fail(
+                f"llama3 scaling takes low_freq {self.low_freq.value.data} under high_freq {self.high_freq.value.data}"
+            )
+        if scaling is ScalingKind.DYNAMIC and turned <= 2:
+            raise self.fail(f"dynamic scaling grows the base by a power of d / (d - 2): {turned} values turned")
 
 
 @irdl_op_definition

@@ -25,12 +25,15 @@ __device__ void online(float& m, float& l, float& acc, int t0, int t1, int hd, S
   }
 }
 
-// Every head of kv group g of row r over chunk c of the cache; grid (splits, kv_heads, rows). One chunk writes
-// out[r, h] = softmax . values; more write each head's (max, sum, weighed values) to ap[rows, heads, splits, hd + 2].
+// Every head of kv group g of row r over chunk c of the positions it sees (from window_start(pos[r], window)); grid
+// (splits, kv_heads, rows). One chunk writes out[r, h] = softmax . values; more write each head's (max, sum, weighed
+// values) to ap[rows, heads, splits, hd + 2].
 extern "C" __global__ void attention_group(float* out, float* ap, const float* q, const float* kc, const float* vc,
-                                           const int* pos, int heads, int kv_heads, int hd, int length, int chunk) {
+                                           const int* pos, int heads, int kv_heads, int hd, int length, int chunk,
+                                           int window) {
   const int c = blockIdx.x, g = blockIdx.y, r = blockIdx.z, splits = gridDim.x, group = heads / kv_heads;
-  const int width = kv_heads * hd, t0 = c * chunk, t1 = min(min(t0 + chunk, pos[r] + 1), length);
+  const int width = kv_heads * hd, t0 = window_start(pos[r], window) + c * chunk;
+  const int t1 = min(min(t0 + chunk, pos[r] + 1), length);
   const float scale = rsqrtf((float)hd);
   for (int h = g * group; h < (g + 1) * group; ++h) {
     const float* qh = q + ((long)r * heads + h) * hd;
@@ -111,17 +114,17 @@ extern "C" __global__ void kv_two_words(signed char* ak, signed char* aw, float*
   two_words(vc + at, aw + at, aw + low + at, asc + (t * kv_heads + g) * 2 + 1, hd);
 }
 
-// Head h of row r over the cache in two words, positions [0, pos[r]]; grid (heads, rows).
+// Head h of row r over the cache in two words, positions [window_start(pos[r], window), pos[r]]; grid (heads, rows).
 extern "C" __global__ void attention_two_words(float* out, const float* q, const signed char* ak,
                                                const signed char* aw, const float* asc, const int* pos, int heads,
-                                               int kv_heads, int hd, int length) {
+                                               int kv_heads, int hd, int length, int window) {
   const int h = blockIdx.x, r = blockIdx.y, g = h / (heads / kv_heads);
   const long low = (long)length * kv_heads * hd;
   const float* qh = q + ((long)r * heads + h) * hd;
   const float scale = rsqrtf((float)hd);
   float m, l, acc;
   online(
-      m, l, acc, 0, min(pos[r] + 1, length), hd,
+      m, l, acc, window_start(pos[r], window), min(pos[r] + 1, length), hd,
       [&](int t) {
         const long at = ((long)t * kv_heads + g) * hd;
         float s = 0.f;

@@ -8,8 +8,8 @@ import numpy as np
 from lanearena.dialects.base import KernelOp
 from lanearena.dialects.kinds.attention import AttentionI8x2Op, AttentionSharedOp
 from lanearena.lowering.kernels import twin
-from lanearena.lowering.kernels.attention import _chunk, _position, _weights
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, numerics, operand, ptr
+from lanearena.lowering.kernels.attention import _chunk, _position, _weights, chunk_size, seen
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, fail, i32, numerics, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I8
 
 HD_MAX = 256
@@ -35,11 +35,12 @@ def attention_shared_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
     splits = int(op.params.get("splits", 1))
     ap = ptr(at.scratch("ap")) if splits > 1 else ptr(0)
+    window = int(op.params["window"])
     args = (
         ptr(at.plain(out.value)),
         ap,
         *(ptr(at.plain(t.value)) for t in (q, kc, vc, pos)),
-        *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))),
+        *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window)),
     )
     calls = [KernelCall("attention_group", (splits, kv_heads, rows), THREADS, args)]
     if splits > 1:
@@ -54,14 +55,15 @@ def attention_shared_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
-def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, hd, length, chunk) -> None:
+def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, hd, length, chunk, window) -> None:
     twin.check_block("attention_group", block)
     splits, groups, rows = grid
-    heads, hd, length, chunk = int(heads), int(hd), int(length), int(chunk)
+    heads, hd, length, chunk, window = int(heads), int(hd), int(length), int(chunk), int(window)
     group, width = heads // groups, groups * hd
     for r, g, c in np.ndindex(rows, groups, splits):  # a block a chunk of a group of a row
         p = _position(dev, pos, r, length, "attention_group")
-        t0, t1 = c * chunk, min(c * chunk + chunk, p + 1, length)
+        t0 = seen(p, window) + c * chunk
+        t1 = min(t0 + chunk, p + 1, length)
         for h in range(g * group, (g + 1) * group):
             head = (r * heads + h) * hd
             top, total, values = _chunk(dev, dev.download(int(q) + head * 4, F32, hd), kc, vc, t0, t1, width, g * hd)
@@ -112,6 +114,7 @@ def attention_i8x2_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
                 i32(kv_heads),
                 i32(hd),
                 i32(length),
+                i32(int(op.params["window"])),
             ),
         ),
     ]
@@ -141,27 +144,28 @@ def kv_two_words(dev, grid, block, ak, aw, asc, kc, vc, length, kv_heads, hd) ->
                 dev.upload(int(asc) + ((t * kv_heads + g) * 2 + side) * 4, s[g : g + 1])
 
 
-def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_heads, hd, length) -> None:
+def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_heads, hd, length, window) -> None:
     twin.check_block("attention_two_words", block)
     heads, kv_heads, hd, length = int(heads), int(kv_heads), int(hd), int(length)
     n = length * kv_heads * hd
     for r, h in np.ndindex(grid[1], grid[0]):  # a block a head of a row
         g = h // (heads // kv_heads)
-        t1 = min(_position(dev, pos, r, length, "attention_two_words") + 1, length)
-
-        keys, ks = _cache_rows(dev, ak, asc, 0, n, length, kv_heads, hd, t1, g)
-        values, vs = _cache_rows(dev, aw, asc, 1, n, length, kv_heads, hd, t1, g)
+        p = _position(dev, pos, r, length, "attention_two_words")
+        rows = range(seen(p, int(window)), min(p + 1, length))
+        keys, ks = _cache_rows(dev, ak, asc, 0, n, length, kv_heads, hd, rows, g)
+        values, vs = _cache_rows(dev, aw, asc, 1, n, length, kv_heads, hd, rows, g)
         head = (r * heads + h) * hd
         scores = (keys @ dev.download(int(q) + head * 4, F32, hd)) * ks * (F32(1) / np.sqrt(F32(hd)))
         e = np.exp(scores - scores.max())
         dev.upload(int(out) + head * 4, (e * vs) @ values / e.sum(dtype=F32))
 
 
-def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, hd: int, t1: int, g: int):
-    """Rows [0, t1) of kv head g of a cache in two words (high + low / 127) and their scales (`side` 0: keys')."""
-    hi = dev.download(int(words), I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
-    lo = dev.download(int(words) + n, I8, n).reshape(length, kv_heads, hd)[:t1, g].astype(F32)
-    s = dev.download(int(asc), F32, length * kv_heads * 2).reshape(length, kv_heads, 2)[:t1, g, side]
+def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, hd: int, rows: range, g: int):
+    """Rows `rows` of kv head g of a cache in two words (high + low / 127) and their scales (`side` 0: keys')."""
+    at = slice(rows.start, rows.stop)
+    hi = dev.download(int(words), I8, n).reshape(length, kv_heads, hd)[at, g].astype(F32)
+    lo = dev.download(int(words) + n, I8, n).reshape(length, kv_heads, hd)[at, g].astype(F32)
+    s = dev.download(int(asc), F32, length * kv_heads * 2).reshape(length, kv_heads, 2)[at, g, side]
     return hi + lo / F32(127), s
 
 

@@ -18,21 +18,23 @@ extern "C" __global__ void kv_store(float* kc, float* vc, const float* k, const 
 // exp(m - top), or 0 for a part that saw no position (m = -inf), whatever top is.
 __device__ __forceinline__ float weight_of(float m, float top) { return m == -INFINITY ? 0.f : expf(m - top); }
 
-// Head h of row r of q (heads of `hd` values) attends to cache positions [chunk * c, chunk * (c + 1)) up to pos[r]
-// (and `length`), through kv head h / (heads / kv_heads), scores scaled by 1/sqrt(hd); grid (splits, heads, rows).
+// Head h of row r of q (heads of `hd` values) attends to cache positions [lo + chunk * c, lo + chunk * (c + 1)) up to
+// p = pos[r] (and `length`), lo = window_start(p, window), through kv head h / (heads / kv_heads), scores scaled by
+// 1/sqrt(hd); grid (splits, heads, rows).
 // One chunk (splits = 1) writes out[r, h] = softmax(scores) . values. Else each chunk writes its (max, sum of
 // exp(score - max), sum of exp(score - max) * value) to ap[rows, heads, splits, hd + 2], and the last chunk of a head
 // to arrive at ac[rows, heads] merges them in chunk order. Within a block each warp takes every WARPS-th position
 // with an online softmax; the warps merge in order.
 extern "C" __global__ void attention(float* out, const float* q, const float* kc, const float* vc, const int* pos,
-                                     float* ap, int* ac, int heads, int kv_heads, int hd, int length, int chunk) {
+                                     float* ap, int* ac, int heads, int kv_heads, int hd, int length, int chunk,
+                                     int window) {
   const int c = blockIdx.x, h = blockIdx.y, r = blockIdx.z, splits = gridDim.x;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int width = kv_heads * hd;  // a cache row
   const long kv = (long)(h / (heads / kv_heads)) * hd;
   const float scale = 1.f / sqrtf((float)hd);
   const long head = ((long)r * heads + h) * hd;
-  const int t0 = c * chunk, t1 = min(min(t0 + chunk, pos[r] + 1), length);
+  const int t0 = window_start(pos[r], window) + c * chunk, t1 = min(min(t0 + chunk, pos[r] + 1), length);
 
   float qv[HD_MAX / 32], acc[HD_MAX / 32];
 #pragma unroll

@@ -54,18 +54,30 @@ def attention_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     if hd > HD_MAX or kc.length != length * kv_heads * hd or vc.shape != kc.shape:
         raise fail(op, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
+    window = int(op.params["window"])
     args = (
         *(ptr(at.plain(t.value)) for t in (out, q, kc, vc, pos)),
         *split,
-        *map(i32, (heads, kv_heads, hd, length, cdiv(length, splits))),
+        *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window)),
     )
     return [KernelCall("attention", (splits, heads, rows), THREADS, args)]
 
 
-def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd, length, chunk) -> None:
+def chunk_size(length: int, window: int, splits: int) -> int:
+    """The positions each of `splits` chunks takes of the ones a row sees: the cache of `length`, or its sliding
+    `window` (0: none)."""
+    return cdiv(min(window, length) if window else length, splits)
+
+
+def seen(p: int, window: int) -> int:
+    """The first position a row at position `p` sees (the kernels' `window_start`)."""
+    return max(0, p - window + 1) if window else 0
+
+
+def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd, length, chunk, window) -> None:
     twin.check_block("attention", block)
     splits, heads, rows = grid
-    hd, length, chunk = int(hd), int(length), int(chunk)
+    hd, length, chunk, window = int(hd), int(length), int(chunk), int(window)
     group, width = heads // int(kv_heads), int(kv_heads) * hd
     counts = twin.Counters(dev, "attention", ac, rows * heads) if splits > 1 else None
     shape = (rows, heads, splits, hd + 2)
@@ -73,7 +85,8 @@ def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd
     for r, h, c in np.ndindex(rows, heads, splits):  # a block a chunk of a head of a row
         head = (r * heads + h) * hd * 4
         p = _position(dev, pos, r, length, "attention")
-        t0, t1 = c * chunk, min(c * chunk + chunk, p + 1, length)
+        t0 = seen(p, window) + c * chunk
+        t1 = min(t0 + chunk, p + 1, length)
         top, total, values = _chunk(dev, dev.download(int(q) + head, F32, hd), kc, vc, t0, t1, width, (h // group) * hd)
         if splits == 1:
             dev.upload(int(out) + head, values / total)

@@ -165,3 +165,23 @@ __device__ __forceinline__ float warp_dot(const Act& a, const Wrow& w, int k0, i
 }
 
 __device__ __forceinline__ float silu(float a) { return a / (1.f + expf(-a)); }
+
+// The first cache position a row at position p attends to: 0, or with a sliding window of `window` positions (0 for
+// none), the window's first, p - window + 1.
+__device__ __forceinline__ int window_start(int p, int window) { return window > 0 ? max(0, p - window + 1) : 0; }
+
+// A router's gates, by warp 0 (every lane calls it; lane 0 writes): of its `topk` chosen logits `logit` (the first
+// the largest) among the row's `experts` logits `row`, the softmax over the chosen, or (over_all) each chosen one's
+// share of the softmax over all of them.
+__device__ void write_gates(const float* row, const float* logit, float* gates, int experts, int topk, int over_all) {
+  const int lane = threadIdx.x & 31;
+  float sum = 0.f;
+  if (over_all) {
+    for (int i = lane; i < experts; i += 32) sum += expf(__ldcg(&row[i]) - logit[0]);
+    sum = warp_sum(sum);
+  } else {
+    for (int j = 0; j < topk; ++j) sum += expf(logit[j] - logit[0]);
+  }
+  if (lane == 0)
+    for (int j = 0; j < topk; ++j) gates[j] = expf(logit[j] - logit[0]) / sum;
+}

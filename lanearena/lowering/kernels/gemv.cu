@@ -1,14 +1,19 @@
 // Matrix products of activation rows (x: f32, or int8 (xh, xl, xs)) with weights of N rows of K values (f32, or Q8_0
-// words and scales): gemv and glu. Grid (ceil(N / TILE), split, rows): a block computes TILE columns of a row over
-// the values [part * kpart, (part + 1) * kpart) of K. Cut in parts (split > 1), each part's sums go to scratch and
-// the last part to arrive at its tile's counter adds them, in part order.
+// words and scales): gemv and glu, each with a bias of N values added to its sums where the bias is not null. Grid
+// (ceil(N / TILE), split, rows): a block computes TILE columns of a row over the values [part * kpart, (part + 1) *
+// kpart) of K. Cut in parts (split > 1), each part's sums go to scratch and the last part to arrive at its tile's
+// counter adds them, in part order, then the bias.
 #include "common.cuh"
 
-// out[r * pitch + n] = sum_k x[r, k] * w[n, k]; parts in fp[split, rows, N], arrivals in fq[ceil(rows / TILE),
-// ceil(N / TILE)]: a tile of TILE rows and TILE columns counts its rows' parts, and the last to arrive adds them all.
+// The bias of column c, 0 where there is none.
+__device__ __forceinline__ float bias_of(const float* bias, int c) { return bias ? bias[c] : 0.f; }
+
+// out[r * pitch + n] = sum_k x[r, k] * w[n, k] + bias[n]; parts in fp[split, rows, N], arrivals in
+// fq[ceil(rows / TILE), ceil(N / TILE)]: a tile of TILE rows and TILE columns counts its rows' parts, and the last to
+// arrive adds them all.
 extern "C" __global__ void gemv(float* out, int pitch, const float* x, const signed char* xh, const signed char* xl,
-                                const float* xs, const void* w, const float* ws, float* fp, int* fq, int n, int k,
-                                int kpart) {
+                                const float* xs, const void* w, const float* ws, const float* bias, float* fp, int* fq,
+                                int n, int k, int kpart) {
   const int tile = blockIdx.x, part = blockIdx.y, row = blockIdx.z, split = gridDim.y, rows = gridDim.z;
   const Act a = act_row(x, xh, xl, xs, row, k);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
@@ -17,7 +22,7 @@ extern "C" __global__ void gemv(float* out, int pitch, const float* x, const sig
     const float s = warp_dot(a, weight_row(w, ws, c, k), k0, k1);
     if ((threadIdx.x & 31) == 0) {
       if (split == 1)
-        out[(long)row * pitch + c] = s;
+        out[(long)row * pitch + c] = s + bias_of(bias, c);
       else
         fp[((long)part * rows + row) * n + c] = s;
     }
@@ -28,15 +33,15 @@ extern "C" __global__ void gemv(float* out, int pitch, const float* x, const sig
     for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
       float s = 0.f;
       for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
-      out[(long)r * pitch + c] = s;
+      out[(long)r * pitch + c] = s + bias_of(bias, c);
     }
 }
 
-// out[r, n] = silu(x[r] . w_gate[n]) * (x[r] . w_up[n]); parts in gp[2, split, rows, N] (gate sums, then up sums),
-// arrivals in gq[rows, ceil(N / TILE)].
+// out[r, n] = silu(x[r] . w_gate[n] + bg[n]) * (x[r] . w_up[n] + bu[n]); parts in gp[2, split, rows, N] (gate
+// sums, then up sums), arrivals in gq[rows, ceil(N / TILE)].
 extern "C" __global__ void glu(float* out, const float* x, const signed char* xh, const signed char* xl,
                                const float* xs, const void* wg, const float* wgs, const void* wu, const float* wus,
-                               float* gp, int* gq, int n, int k, int kpart) {
+                               const float* bg, const float* bu, float* gp, int* gq, int n, int k, int kpart) {
   const int tile = blockIdx.x, part = blockIdx.y, row = blockIdx.z, split = gridDim.y, rows = gridDim.z;
   const Act a = act_row(x, xh, xl, xs, row, k);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
@@ -47,7 +52,7 @@ extern "C" __global__ void glu(float* out, const float* x, const signed char* xh
     const float u = warp_dot(a, weight_row(wu, wus, c, k), k0, k1);
     if ((threadIdx.x & 31) == 0) {
       if (split == 1) {
-        out[(long)row * n + c] = silu(g) * u;
+        out[(long)row * n + c] = silu(g + bias_of(bg, c)) * (u + bias_of(bu, c));
       } else {
         const long at = ((long)part * rows + row) * n + c;
         gp[at] = g;
@@ -63,6 +68,6 @@ extern "C" __global__ void glu(float* out, const float* x, const signed char* xh
       g += __ldcg(&gp[at]);
       u += __ldcg(&gp[up + at]);
     }
-    out[(long)row * n + c] = silu(g) * u;
+    out[(long)row * n + c] = silu(g + bias_of(bg, c)) * (u + bias_of(bu, c));
   }
 }

@@ -1,12 +1,12 @@
-"""Matrix products (gemv.cu): gemv and glu, cut along k in `split` parts whose sums meet in scratch; their kernel
-calls and numpy twins."""
+"""Matrix products (gemv.cu): gemv and glu, cut along k in `split` parts whose sums meet in scratch, and the same
+with biases (gemv_bias, glu_bias); their kernel calls and numpy twins."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from lanearena.dialects.base import KernelOp
-from lanearena.dialects.kinds.products import GemvOp, GluOp
+from lanearena.dialects.kinds.products import GemvBiasOp, GemvOp, GluBiasOp, GluOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -24,6 +24,8 @@ from lanearena.lowering.kernels.base import (
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
+
+NULL = ptr(0)
 
 
 def _shape(op: KernelOp, w_name: str) -> tuple[int, int, int, int]:
@@ -44,6 +46,20 @@ def _split(op: KernelOp, at: Operands, split: int, parts: str, counts: str) -> t
     return ptr(at.scratch(parts)), ptr(at.counter(counts))
 
 
+def biases(op: KernelOp, at: Operands, names: tuple[str, ...]) -> tuple[np.uint64, ...]:
+    """The pointers of a product's biases `names` (f32 weights of one value a column), null where the kind has
+    none."""
+    if not all(n in op.operand_names() for n in names):
+        return (NULL,) * len(names)
+    out = []
+    for name in names:
+        data, scales = weight(op, at, operand(op, name))
+        if scales:
+            raise fail(op, f"a bias ({name}) must be f32")
+        out.append(data)
+    return tuple(out)
+
+
 def gemv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(op, "w")
     w, out = operand(op, "w"), operand(op, "out")
@@ -56,6 +72,7 @@ def gemv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
         i32(pitch),
         *activation(op, at, "x"),
         *weight(op, at, w),
+        *biases(op, at, ("bias",)),
         *_split(op, at, split, "fp", "fq"),
         i32(n),
         i32(k),
@@ -64,11 +81,11 @@ def gemv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("gemv", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, fp, fq, n, k, kpart) -> None:
+def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, bias, fp, fq, n, k, kpart) -> None:
     twin.check_block("gemv", block)
 
     def finish(c0: int, r0: int, sums: list[np.ndarray]) -> None:
-        _store(dev, out, pitch, c0, r0, sums[0])
+        _store(dev, out, pitch, c0, r0, sums[0] + _bias(dev, bias, c0, sums[0].shape[1]))
 
     _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, int(n), int(k), int(kpart), "gemv", finish, TILE)
 
@@ -102,6 +119,11 @@ def _blocks(
                 finish(c0, r0, [twin.sum_in_order(s[:, r0:r1, c0:c1]) for s in sums])
 
 
+def _bias(dev, bias, c0: int, count: int) -> np.ndarray | F32:
+    """Columns [c0, c0 + count) of a bias, or 0 where there is none."""
+    return dev.download(int(bias) + c0 * 4, F32, count) if bias else F32(0)
+
+
 def _store(dev, out, pitch, c0: int, r0: int, values: np.ndarray) -> None:
     """Row r of `values` written at out[(r0 + r) * pitch + c0]."""
     for r, row in enumerate(values):
@@ -116,6 +138,7 @@ def glu_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
         ptr(at.plain(out.value)),
         *activation(op, at, "x"),
         *weights,
+        *biases(op, at, ("b_gate", "b_up")),
         *_split(op, at, split, "gp", "gq"),
         i32(n),
         i32(k),
@@ -124,15 +147,16 @@ def glu_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("glu", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, gp, gq, n, k, kpart) -> None:
+def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, bg, bu, gp, gq, n, k, kpart) -> None:
     twin.check_block("glu", block)
 
     def finish(c0: int, r0: int, sums: list[np.ndarray]) -> None:
         gate, up = sums
-        _store(dev, out, n, c0, r0, twin.silu(gate) * up)
+        count = gate.shape[1]
+        _store(dev, out, n, c0, r0, twin.silu(gate + _bias(dev, bg, c0, count)) * (up + _bias(dev, bu, c0, count)))
 
     _blocks(dev, grid, (x, xh, xl, xs), [(wg, wgs), (wu, wus)], gp, gq, int(n), int(k), int(kpart), "glu", finish, 1)
 
 
-CALLS = {GemvOp: gemv_calls, GluOp: glu_calls}
+CALLS = {GemvOp: gemv_calls, GluOp: glu_calls, GemvBiasOp: gemv_calls, GluBiasOp: glu_calls}
 TWINS = {"gemv": gemv, "glu": glu}

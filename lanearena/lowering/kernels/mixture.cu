@@ -26,8 +26,9 @@ __device__ __forceinline__ void warp_rank(float& v, int& i) {
   }
 }
 
-// The top `topk` of row `row` of `experts` logits into ids and their softmax into gates, by warp 0 of the block.
-__device__ void pick(const float* row, int* ids, float* gates, int experts, int topk) {
+// The top `topk` of row `row` of `experts` logits into ids and their gates (write_gates) into gates, by warp 0 of the
+// block.
+__device__ void pick(const float* row, int* ids, float* gates, int experts, int topk, int over_all) {
   __shared__ int picked[TOPK_MAX];
   __shared__ float logit[TOPK_MAX];
   const int lane = threadIdx.x & 31;
@@ -51,19 +52,16 @@ __device__ void pick(const float* row, int* ids, float* gates, int experts, int 
     }
     __syncwarp();
   }
-  if (lane == 0) {
-    float sum = 0.f;
-    for (int j = 0; j < topk; ++j) sum += expf(logit[j] - logit[0]);
-    for (int j = 0; j < topk; ++j) gates[j] = expf(logit[j] - logit[0]) / sum;
-  }
+  write_gates(row, logit, gates, experts, topk, over_all);
 }
 
 // Row r's choices from its logits rl[r] (finished by the router's split product before this launch); grid (1,
 // rows): each row's one block arrives at rc[r], resetting it, and picks.
-extern "C" __global__ void mix_pick(int* ids, float* gates, int* rc, const float* rl, int experts, int topk) {
+extern "C" __global__ void mix_pick(int* ids, float* gates, int* rc, const float* rl, int experts, int topk,
+                                    int over_all) {
   const int r = blockIdx.y;
   if (!last_arrival(&rc[r], 1) || threadIdx.x >= 32) return;
-  pick(rl + (long)r * experts, ids + (long)r * topk, gates + (long)r * topk, experts, topk);
+  pick(rl + (long)r * experts, ids + (long)r * topk, gates + (long)r * topk, experts, topk, over_all);
 }
 
 // The `choices` choices ids[] grouped by expert, in choice order within an expert: ec[e] their count, eo[e] where

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.attrs import GatesKind
 from lanearena.dialects.base import KernelOp
 from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeSharedOp
 from lanearena.lowering.kernels import twin
@@ -57,6 +58,20 @@ def _mixture(op: KernelOp):
     return x, (wr, wg, wu, wd), rows, d, f, experts, topk
 
 
+def over_all(op: KernelOp) -> np.int32:
+    """Whether a mixture's gates are the chosen experts' shares of the softmax over all experts (1), or the softmax
+    over the chosen ones (0), as the router kernels take it."""
+    return i32(int(op.params["gates"] == GatesKind.ALL.value))
+
+
+def gates_of(logits: np.ndarray, picked: list[int], over_all) -> np.ndarray:
+    """The gates of the experts `picked` (the largest logit first) among a row's `logits`, as `write_gates` makes
+    them: the softmax over the chosen, or (over_all) each one's share of the softmax over all."""
+    top = logits[picked]
+    e = np.exp(top - top[0])
+    return e / (np.exp(logits - top[0]).sum(dtype=F32) if over_all else twin.sum_in_order(e))
+
+
 def _route(op: KernelOp, at: Operands, x, wr, rows: int, d: int, experts: int, topk: int):
     """The router's calls: logits, choices and gates (moe_route), or logits by a product cut along k in
     `router_split` parts (gemv over scratch rp, rq) and then the choices (mix_pick)."""
@@ -72,7 +87,7 @@ def _route(op: KernelOp, at: Operands, x, wr, rows: int, d: int, experts: int, t
                 "moe_route",
                 (cdiv(experts, WARPS), rows, 1),
                 THREADS,
-                (rl, ids, gates, rc, *xs, router, i32(d), i32(experts), i32(topk)),
+                (rl, ids, gates, rc, *xs, router, i32(d), i32(experts), i32(topk), over_all(op)),
             )
         ]
     cut = (ptr(at.scratch("rp")), ptr(at.counter("rq")))
@@ -81,9 +96,9 @@ def _route(op: KernelOp, at: Operands, x, wr, rows: int, d: int, experts: int, t
             "gemv",
             (cdiv(experts, TILE), split, rows),
             THREADS,
-            (rl, i32(experts), *xs, router, scales, *cut, i32(experts), i32(d), i32(k_part(d, split))),
+            (rl, i32(experts), *xs, router, scales, NULL, *cut, i32(experts), i32(d), i32(k_part(d, split))),
         ),
-        KernelCall("mix_pick", (1, rows, 1), THREADS, (ids, gates, rc, rl, i32(experts), i32(topk))),
+        KernelCall("mix_pick", (1, rows, 1), THREADS, (ids, gates, rc, rl, i32(experts), i32(topk), over_all(op))),
     ]
 
 
@@ -191,6 +206,8 @@ def batched_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
                     *weight(op, at, su),
                     NULL,
                     NULL,
+                    NULL,
+                    NULL,
                     i32(fs),
                     i32(d),
                     i32(d),
@@ -265,6 +282,8 @@ def decode_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
                     *weight(op, at, su),
                     NULL,
                     NULL,
+                    NULL,
+                    NULL,
                     i32(fs),
                     i32(d),
                     i32(d),
@@ -327,25 +346,24 @@ def _rank_first(values: np.ndarray) -> int:
     return int(np.argmax(values))
 
 
-def _pick(dev, row: int, ids: int, gates: int, experts: int, topk: int) -> None:
+def _pick(dev, row: int, ids: int, gates: int, experts: int, topk: int, over_all) -> None:
     logits = dev.download(row, F32, experts)
     picked: list[int] = []
     for _ in range(topk):
         free = np.setdiff1d(np.arange(experts), picked)
         picked.append(int(free[_rank_first(logits[free])]))
     dev.upload(ids, np.array(picked, I32))
-    top = logits[picked]
-    e = np.exp(top - top[0])
-    dev.upload(gates, e / twin.sum_in_order(e))
+    dev.upload(gates, gates_of(logits, picked, over_all))
 
 
-def mix_pick(dev, grid, block, ids, gates, rc, rl, experts, topk) -> None:
+def mix_pick(dev, grid, block, ids, gates, rc, rl, experts, topk, over_all) -> None:
     twin.check_block("mix_pick", block)
     rows, experts, topk = grid[1], int(experts), int(topk)
     counts = twin.Counters(dev, "mix_pick", rc, rows)
     for r in range(rows):  # a block a row
         twin.require(counts.arrive(slice(r, r + 1), 1), "mix_pick: one block a row")
-        _pick(dev, int(rl) + r * experts * 4, int(ids) + r * topk * 4, int(gates) + r * topk * 4, experts, topk)
+        at = (int(rl) + r * experts * 4, int(ids) + r * topk * 4, int(gates) + r * topk * 4)
+        _pick(dev, *at, experts, topk, over_all)
 
 
 def mix_group(dev, grid, block, ec, eo, el, ep, ids, experts, choices) -> None:

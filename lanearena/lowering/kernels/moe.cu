@@ -7,10 +7,10 @@
 
 // rl[r, e] = x[r] . w_router[e] (f32 router, `experts` rows of `d`), a warp an expert; grid (ceil(experts / WARPS),
 // rows). The last block of a row to arrive at rc[r] picks its `topk` largest logits (ties to the lower expert) into
-// ids[r], in order, and their softmax into gates[r].
+// ids[r], in order, and their gates into gates[r] (write_gates: the softmax over the chosen, or over_all).
 extern "C" __global__ void moe_route(float* rl, int* ids, float* gates, int* rc, const float* x, const signed char* xh,
                                      const signed char* xl, const float* xs, const float* wr, int d, int experts,
-                                     int topk) {
+                                     int topk, int over_all) {
   const int r = blockIdx.y, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int e = blockIdx.x * WARPS + warp;
   if (e < experts) {
@@ -41,11 +41,7 @@ extern "C" __global__ void moe_route(float* rl, int* ids, float* gates, int* rc,
     }
     __syncwarp();
   }
-  if (lane == 0) {
-    float sum = 0.f;
-    for (int j = 0; j < topk; ++j) sum += expf(logit[j] - logit[0]);
-    for (int j = 0; j < topk; ++j) gates[(long)r * topk + j] = expf(logit[j] - logit[0]) / sum;
-  }
+  write_gates(row, logit, gates + (long)r * topk, experts, topk, over_all);
 }
 
 // h[r, j, n] = silu(x[r] . w_gate[e, n]) * (x[r] . w_up[e, n]) for choice j of row r, e = ids[r, j]; weights

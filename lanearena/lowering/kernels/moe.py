@@ -62,7 +62,18 @@ def moe_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
             "moe_route",
             (cdiv(experts, WARPS), rows, 1),
             THREADS,
-            (ptr(at.scratch("rl")), ids, gates, ptr(at.counter("rc")), *xs, router, i32(d), i32(experts), i32(topk)),
+            (
+                ptr(at.scratch("rl")),
+                ids,
+                gates,
+                ptr(at.counter("rc")),
+                *xs,
+                router,
+                i32(d),
+                i32(experts),
+                i32(topk),
+                mixture.over_all(op),
+            ),
         ),
         KernelCall(
             "moe_hidden",
@@ -87,7 +98,7 @@ def moe_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
-def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk) -> None:
+def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk, over_all) -> None:
     twin.check_block("moe_route", block)
     blocks, rows = grid[0], grid[1]
     d, experts, topk = int(d), int(experts), int(topk)
@@ -98,21 +109,20 @@ def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, expert
         a = twin.activation(dev, (x, xh, xl, xs), range(r, r + 1), d, 0, d)
         dev.upload(int(rl) + (r * experts + e0) * 4, twin.dot(a, twin.weight(dev, wr, 0, e0, e1 - e0, d, 0, d))[0])
         if counts.arrive(slice(r, r + 1), blocks):
-            _choose(dev, int(rl) + r * experts * 4, int(ids) + r * topk * 4, int(gates) + r * topk * 4, experts, topk)
+            at = (int(rl) + r * experts * 4, int(ids) + r * topk * 4, int(gates) + r * topk * 4)
+            _choose(dev, *at, experts, topk, over_all)
 
 
-def _choose(dev, logits: int, ids: int, gates: int, experts: int, topk: int) -> None:
+def _choose(dev, logits: int, ids: int, gates: int, experts: int, topk: int, over_all) -> None:
     """The last block of a row: its `topk` largest logits (ties to the lower expert) picked one by one, each written
-    as it is picked, and their softmax."""
+    as it is picked, and their gates."""
     picked: list[int] = []
     for j in range(topk):
         free = np.setdiff1d(np.arange(experts), picked)
         best = int(free[np.argmax(dev.download(logits, F32, experts)[free])])  # argmax: the first of equals
         picked.append(best)
         dev.upload(ids + j * 4, np.array([best], I32))
-    top = dev.download(logits, F32, experts)[picked]
-    e = np.exp(top - top[0])
-    dev.upload(gates, e / twin.sum_in_order(e))
+    dev.upload(gates, mixture.gates_of(dev.download(logits, F32, experts), picked, over_all))
 
 
 def moe_hidden(dev, grid, block, h, x, xh, xl, xs, ids, wg, wgs, wu, wus, d, f, topk) -> None:

@@ -13,18 +13,47 @@ extern "C" __global__ void binary(float* out, const float* a, const float* b, in
   out[i] = op == OP_MUL ? a[i] * b[i] : op == OP_GATE ? a[i] / (1.f + expf(-b[i])) : a[i] + b[i];
 }
 
+#define SCALING_DEFAULT 0
+#define SCALING_LINEAR 1
+#define SCALING_DYNAMIC 2
+#define SCALING_LLAMA3 3
+#define PI 3.141592653589793
+
+// The angle pair i of `rot` turned values turns at a position, theta^(-2i/rot), scaled (Hugging Face's rope types):
+// linear, over `factor`; dynamic, the base grown to theta * (factor * n / original - (factor - 1))^(rot / (rot - 2))
+// where the step's positions reach n > original (n = its last position + 1); llama3, a frequency whose wavelength
+// 2 pi / f passes original / low over `factor`, one under original / high kept, one between blended by
+// s = (original / wavelength - low) / (high - low) into (1 - s) f / factor + s f.
+__device__ double frequency(int i, int rot, double theta, int scaling, double factor, double low, double high,
+                            double original, double n) {
+  if (scaling == SCALING_DYNAMIC && n > original)
+    theta *= pow(factor * n / original - (factor - 1.0), (double)rot / (rot - 2));
+  const double f = pow(theta, -2.0 * i / rot);
+  if (scaling == SCALING_LINEAR) return f / factor;
+  if (scaling != SCALING_LLAMA3) return f;
+  const double wavelength = 2.0 * PI / f;
+  if (wavelength > original / low) return f / factor;
+  if (wavelength < original / high) return f;
+  const double s = (original / wavelength - low) / (high - low);
+  return (1.0 - s) * f / factor + s * f;
+}
+
 // Rotates the first `rot` values of each head of `hd` values of row r of x in place by position pos[r] (rotate-half,
-// NeoX/Qwen; the rest of the head passes): for i < rot/2, f = pos * theta^(-2i/rot),
-// (x[i], x[i+rot/2]) -> (x[i] cos f - x[i+rot/2] sin f, x[i+rot/2] cos f + x[i] sin f);
+// NeoX/Qwen/Llama; the rest of the head passes): for i < rot/2, a = pos * frequency(i),
+// (x[i], x[i+rot/2]) -> (x[i] cos a - x[i+rot/2] sin a, x[i+rot/2] cos a + x[i] sin a);
 // grid (heads, rows). The angle is taken in double: pos * theta^(-2i/hd) in f32 is off by far more than f32 rounding
 // at long positions.
-extern "C" __global__ void rope(float* x, const int* pos, int heads, int hd, int rot, float theta) {
+extern "C" __global__ void rope(float* x, const int* pos, int heads, int hd, int rot, float theta, int scaling,
+                                float factor, float low, float high, int original) {
   float* head = x + ((long)blockIdx.y * heads + blockIdx.x) * hd;
   const int half = rot / 2;
   const double p = (double)pos[blockIdx.y];
+  int last = 0;  // the step's last position, which a dynamic base grows by
+  if (scaling == SCALING_DYNAMIC)
+    for (int r = 0; r < gridDim.y; ++r) last = max(last, pos[r]);
   for (int i = threadIdx.x; i < half; i += blockDim.x) {
     double s, c;
-    sincos(p * pow((double)theta, -2.0 * i / rot), &s, &c);
+    sincos(p * frequency(i, rot, theta, scaling, factor, low, high, original, last + 1.0), &s, &c);
     const float a = head[i], b = head[i + half];
     head[i] = a * (float)c - b * (float)s;
     head[i + half] = b * (float)c + a * (float)s;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.attrs import BinaryKind
+from lanearena.dialects.attrs import BinaryKind, ScalingKind
 from lanearena.dialects.base import KernelOp
 from lanearena.dialects.kinds.rows import BinaryOp, RopeOp
 from lanearena.lowering.kernels import twin
@@ -13,6 +13,9 @@ from lanearena.lowering.kernels.twin import F32, I32
 
 BINARY_OPS = tuple(k.value for k in BinaryKind)
 """The element-wise ops by the index the kernel takes."""
+
+SCALINGS = tuple(k.value for k in ScalingKind)
+"""A rotation's frequency scalings by the index the kernel takes."""
 
 
 def binary_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
@@ -56,18 +59,40 @@ def rope_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
             f"{x.length} values are not {rows} rows of {heads} heads of an even size, or they do not "
             f"hold an even {rot} values to turn",
         )
-    theta = f32(float(op.params["theta"]))
-    args = (ptr(at.plain(x.value)), ptr(at.plain(pos.value)), i32(heads), i32(hd), i32(rot), theta)
-    return [KernelCall("rope", (heads, rows, 1), THREADS, args)]
+    p = op.params
+    scaling = (i32(SCALINGS.index(str(p["scaling"]))), *(f32(float(p[n])) for n in ("factor", "low_freq", "high_freq")))
+    args = (ptr(at.plain(x.value)), ptr(at.plain(pos.value)), i32(heads), i32(hd), i32(rot), f32(float(p["theta"])))
+    return [KernelCall("rope", (heads, rows, 1), THREADS, (*args, *scaling, i32(int(p["original"]))))]
 
 
-def rope(dev, grid, block, x, pos, heads, hd, rot, theta) -> None:
+def frequencies(
+    rot: int, theta: float, scaling: int, factor: float, low: float, high: float, original: float, n: int
+) -> np.ndarray:
+    """The angle each of the `rot` / 2 pairs turns at a position, in float64, as the kernel's `frequency` takes it
+    (`n`: the step's last position + 1, which a dynamic base grows by)."""
+    kind = SCALINGS[scaling]
+    if kind == "dynamic" and n > original:
+        theta *= (factor * n / original - (factor - 1)) ** (rot / (rot - 2))
+    f = theta ** (-2.0 * np.arange(rot // 2) / rot)
+    if kind == "linear":
+        return f / factor
+    if kind != "llama3":
+        return f
+    wavelength = 2 * np.pi / f
+    s = (original / wavelength - low) / (high - low)
+    blended = (1 - s) * f / factor + s * f
+    return np.where(wavelength > original / low, f / factor, np.where(wavelength < original / high, f, blended))
+
+
+def rope(dev, grid, block, x, pos, heads, hd, rot, theta, scaling, factor, low, high, original) -> None:
     twin.check_block("rope", block)
     heads, rows = grid[0], grid[1]
-    hd, rot, half = int(hd), int(rot), int(rot) // 2
-    freq = np.float64(theta) ** (-2.0 * np.arange(half) / rot)
+    hd, rot = int(hd), int(rot)
+    positions = dev.download(int(pos), I32, rows)
+    n = int(positions.max()) + 1
+    freq = frequencies(rot, float(theta), int(scaling), float(factor), float(low), float(high), float(original), n)
     for r in range(rows):
-        f = float(dev.download(int(pos) + r * 4, I32, 1)[0]) * freq
+        f = float(positions[r]) * freq
         c, s = np.cos(f).astype(F32), np.sin(f).astype(F32)
         for h in range(heads):  # a block a head of a row
             at = int(x) + (r * heads + h) * hd * 4

@@ -79,7 +79,7 @@ def tiles_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
                 "glu",
                 (cdiv(n, TILE), 1, m),
                 THREADS,
-                (ptr(at.plain(out.value)), *xs, *weights, NULL, NULL, i32(n), i32(k), i32(k)),
+                (ptr(at.plain(out.value)), *xs, *weights, NULL, NULL, NULL, NULL, i32(n), i32(k), i32(k)),
             )
         ]
     return [
@@ -87,7 +87,7 @@ def tiles_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
             "gemv",
             (cdiv(n, TILE), 1, m),
             THREADS,
-            (ptr(at.plain(out.value)), i32(n), *xs, *weights[:2], NULL, NULL, i32(n), i32(k), i32(k)),
+            (ptr(at.plain(out.value)), i32(n), *xs, *weights[:2], NULL, NULL, NULL, i32(n), i32(k), i32(k)),
         )
     ]
 

@@ -384,3 +384,55 @@ lane.step @s numerics(f32) {
   lane.argmax %l -> %tok
   lane.output
 }
+
+// -----
+
+// A llama3 scaling measures wavelengths against the length the model was trained at: it must be given.
+// CHECK: kernels.mlir:[[# @LINE + 5]]:3: error: lane.rope: scaling llama3 needs the original length the model was trained at (original) (in the launch writing 'q')
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %q0 = lane.input "q0" : !lane.tensor<128xf32>
+  %q = lane.tensor "q" : !lane.tensor<128xf32>
+  lane.rope %pos -> %q heads(2) scaling(llama3) factor(8.0)
+  lane.output
+}
+
+// -----
+
+// A scaling is one of the rope types lanearena reads.
+// CHECK: kernels.mlir:[[# @LINE + 5]]:41: error: Expected `default`{{.*}}`llama3`
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %q = lane.tensor "q" : !lane.tensor<128xf32>
+  lane.binary %q, %q -> %q
+  lane.rope %pos -> %q heads(2) scaling(yarn)
+  lane.output
+}
+
+// -----
+
+// A bias holds one value a column of the product.
+// CHECK: lane.gemv_bias: bias 'b' is (64,), not one value a column (96,)
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<128xf32>
+  %w = lane.weight "w" : !lane.tensor<96x128xf32>
+  %b = lane.weight "b" : !lane.tensor<64xf32>
+  %y = lane.tensor "y" : !lane.tensor<96xf32>
+  lane.gemv_bias %x, %w, %b -> %y
+  lane.output
+}
+
+// -----
+
+// A router's gates are the softmax over the chosen experts or over all of them.
+// CHECK: kernels.mlir:[[# @LINE + 8]]:66: error: Expected `chosen`{{.*}}`all`
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %wr = lane.weight "wr" : !lane.tensor<4x64xf32>
+  %wg = lane.weight "wg" : !lane.tensor<4x32x64xf32>
+  %wu = lane.weight "wu" : !lane.tensor<4x32x64xf32>
+  %wd = lane.weight "wd" : !lane.tensor<4x64x32xf32>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2) gates(some)
+  lane.output
+}
