@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from lanearena.placement.best import best
 from lanearena.placement.budget import Budget
 from lanearena.placement.greedy import greedy
-from lanearena.placement.problem import Buffer, Placement, PlacementError, check, height, lower_bound
+from lanearena.placement.problem import Buffer, Placement, PlacementError, check, height, lower_bound, refuse_oversized
 
 ALGORITHMS = ("best", "greedy", "best-fit", "portfolio")
 
@@ -30,7 +30,17 @@ DEFAULT_WORK = 8_000_000
 """The work `best` does when given neither `work` nor `time_limit`: a greedy placement of one buffer counts 16, a
 search node the buffers of its group (about 4 s of this machine's time)."""
 
-__all__ = ["ALGORITHMS", "DEFAULT_WORK", "Buffer", "Placement", "PlacementError", "check", "lower_bound", "place"]
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_WORK",
+    "Buffer",
+    "Placement",
+    "PlacementError",
+    "check",
+    "height",
+    "lower_bound",
+    "place",
+]
 
 
 def place(
@@ -57,6 +67,7 @@ def place(
         raise PlacementError(f"time limit must be a number of seconds >= 0, not {time_limit}")
     if work is not None and work < 0:
         raise PlacementError(f"work must be >= 0, not {work}")
+    refuse_oversized(buffers, alignment)
     bound = lower_bound(buffers)
     if capacity is not None and capacity < bound:
         raise PlacementError(f"no placement within {capacity} bytes: {bound} bytes live at once")

@@ -8,8 +8,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
 from lanearena.placement.budget import GREEDY_COST, Budget
 from lanearena.placement.greedy import Placer
 from lanearena.placement.problem import Buffer, height
@@ -33,13 +31,13 @@ def improve(
     tries = 0
     while best_height > target and not budget.done():
         tries += 1
-        found, placed = placer.run(np.array(order, dtype=np.int64), "first", best_height - 1)
+        found, placed = placer.run(order, "first", best_height - 1)
         # A try costs its placements and a pass over the order.
         budget.spend(GREEDY_COST * placed + len(order))
-        top = int((found + placer.size).max())
+        top = found[order[placed - 1]] + buffers[order[placed - 1]].size
         over = placed - 1 if top > best_height - 1 else len(order)
         if over == len(order):
-            best, best_height = found.tolist(), top
+            best, best_height = found, height(buffers, found)
             if progress is not None:
                 progress(f"search: best={best_height} target={target} tries={tries}")
             continue
