@@ -52,12 +52,13 @@ def place(
     work: int | None = None,
     capacity: int | None = None,
     progress: Callable[[str], None] | None = None,
+    timings: dict[str, float] | None = None,
 ) -> Placement:
     """Offsets for `buffers` by `algorithm`, every one a multiple of `alignment`, checked (`check`). `best` does
     `work` (counted, so the offsets do not depend on the machine; `DEFAULT_WORK` when neither it nor `time_limit`
     is given); `time_limit` (seconds) bounds the whole of `best` and `portfolio` besides. With `capacity`, `best`
     searches until the height is at most it, and a `PlacementError` says when it is not reached. `progress` is given
-    a line now and then."""
+    a line now and then; `timings`, when given, the seconds spent placing (`place`) and checking (`check`)."""
     start = time.perf_counter()
     if algorithm not in ALGORITHMS:
         raise PlacementError(f"unknown algorithm '{algorithm}' (one of {', '.join(ALGORITHMS)})")
@@ -79,7 +80,10 @@ def place(
             work = DEFAULT_WORK
         budget = Budget(None if algorithm == "portfolio" else work, None if time_limit is None else start + time_limit)
         offsets, name = best(buffers, alignment, bound, capacity, budget, progress, search=algorithm == "best")
+    checking = time.perf_counter()
     problems = check(buffers, offsets, alignment)
+    if timings is not None:
+        timings.update(place=checking - start, check=time.perf_counter() - checking)
     if problems:  # a bug, never the input's fault: say so rather than return a wrong placement
         raise AssertionError(f"placement by {name} is invalid: {problems[0]}")
     top = height(buffers, offsets)

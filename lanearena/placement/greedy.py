@@ -22,11 +22,11 @@ earlier start: the reference's), `life` (longest first, then size, then start: l
 graph's activations want), `area` (size times life, then size, then start), `start` (earliest first, then the
 largest)."""
 
-SCAN_WORK = 300_000
-"""The most work (placed buffers met by the lives, plus steps of the lives) a problem may take in Python; past it the
-compiled loop places it. Measured: Python does about 15 a microsecond, so this is at most about 20 ms, where loading
-numba and the compiled loop takes 0.5-1 s in a fresh process; a qwen3-0.6b decode step (about 900 buffers) is
-about 15,000."""
+SCAN_WORK = 250_000
+"""The most work (`scan_work`: pairs of buffers live together, steps of the lives) a problem may take in Python;
+past it the compiled loop places it. Measured: Python does about 5 a microsecond, so this is at most about 50 ms,
+where loading numba and the compiled loop takes 0.5-1 s in a fresh process; a decoder step of 1,000 buffers is
+about 13,000, a random mix of 1,000 lives up to 1,000 steps 140,000."""
 
 
 def order(buffers: Sequence[Buffer], name: str = "size") -> list[int]:
@@ -78,7 +78,7 @@ class Placer:
     def __init__(self, buffers: Sequence[Buffer], alignment: int = 1):
         lowers, uppers, sizes = columns(buffers)
         self.alignment = alignment
-        self.compiled = len(sizes) > SCAN_WORK // 3  # each buffer's scan costs at least 3
+        self.compiled = len(sizes) > SCAN_WORK  # each buffer's scan costs at least 1
         if not self.compiled:
             self.first, self.last = step_ranks(lowers, uppers)
             self.compiled = scan_work(self.first, self.last) > SCAN_WORK
@@ -102,20 +102,19 @@ class Placer:
 
 
 def scan_work(first: Sequence[int], last: Sequence[int]) -> int:
-    """A bound on `_scan`'s work: the steps of every life, and for each buffer the buffers live at its first step
-    or starting inside its life (at most twice the most live at one step, n times)."""
-    n, steps = len(first), sum(last) - sum(first)
-    if steps > SCAN_WORK:
-        return steps
-    starts = [0] * (max(last, default=0) + 1)
+    """`_scan`'s work, whatever the order: the steps of every life, and the pairs of buffers whose lives overlap
+    (each pair is met once, when the second of the two is placed)."""
+    n, steps = len(first), max(last, default=0) + 1
+    starts, ends = [0] * steps, [0] * steps
     for f, l_ in zip(first, last, strict=True):
         starts[f] += 1
-        starts[l_] -= 1
-    live = most = 0
-    for d in starts:
-        live += d
-        most = max(most, live)
-    return steps + 2 * n * most
+        ends[l_] += 1
+    started, ended = [0] * steps, [0] * steps  # lives started before step t, lives ended at or before it
+    for t in range(1, steps):
+        started[t] = started[t - 1] + starts[t - 1]
+        ended[t] = ended[t - 1] + ends[t]
+    met = sum(started[l_] - ended[f] for f, l_ in zip(first, last, strict=True))  # each overlap twice, itself once
+    return sum(last) - sum(first) + (met - n) // 2
 
 
 def _scan(
