@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from lanearena.placement.budget import GREEDY_COST, Budget
+from lanearena.placement.budget import GREEDY_COST, PATIENCE, Budget, Patience
 from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.problem import Buffer, columns, height
 
@@ -39,24 +39,31 @@ def groups(buffers: Sequence[Buffer]) -> list[list[int]]:
 
 
 def portfolio(
-    buffers: Sequence[Buffer], alignment: int, target: int, budget: Budget | None = None, progress: Progress = None
+    buffers: Sequence[Buffer],
+    alignment: int,
+    target: int,
+    budget: Budget | None = None,
+    progress: Progress = None,
+    patience: Patience | None = None,
 ) -> tuple[list[int], str]:
     """The lowest of the greedy orders with both fits (the reference's first, always run; then every order first
-    fit, then best fit, while the budget lasts), stopping at `target`."""
+    fit, then best fit, while the budget and the `patience` last), stopping at `target`."""
     best: list[int] | None = None
     best_height, name = 0, ""
+    whole = GREEDY_COST * len(buffers)
     for fit_name in FITS:
         for order_name in ORDERS:
-            if (
-                best is not None
-                and budget is not None
-                and (budget.done() or (budget.left is not None and budget.left < GREEDY_COST * len(buffers)))
+            if best is not None and (
+                (budget is not None and (budget.done() or (budget.left is not None and budget.left < whole)))
+                or (patience is not None and patience.done())
             ):
                 return best, name
             offsets, _ = place_in_order(buffers, order_name, fit_name, alignment)
             if budget is not None:
-                budget.spend(GREEDY_COST * len(buffers))
+                budget.spend(whole)
             top = height(buffers, offsets)
+            if patience is not None and best is not None:
+                patience.spend(whole, top < best_height)
             if best is None or top < best_height:
                 best, best_height, name = offsets, top, f"{order_name}/{fit_name}-fit"
             if progress is not None and len(buffers) > 10000:
@@ -83,8 +90,12 @@ def best(
     parts = groups(buffers)
     # The portfolio's orders past the reference's take at most a quarter of the work.
     orders_budget = budget.part(4)
-    for part in parts:
-        found, name = portfolio([buffers[i] for i in part], alignment, target, orders_budget, progress)
+    # A group too large for the exact search has a patience for its other orders and its local search together.
+    patiences = [
+        Patience(PATIENCE * GREEDY_COST * len(part)) if search and len(part) > SEARCH_MAX else None for part in parts
+    ]
+    for part, patience in zip(parts, patiences, strict=True):
+        found, name = portfolio([buffers[i] for i in part], alignment, target, orders_budget, progress, patience)
         for i, o in zip(part, found, strict=True):
             offsets[i] = o
         names.append(name)
@@ -108,7 +119,9 @@ def best(
         else:
             from lanearena.placement.local import improve
 
-            found, name = improve(group, current, alignment, goal, share, progress), "local"
+            patience = patiences[k]
+            assert patience is not None  # made for every group too large for the exact search
+            found, name = improve(group, current, alignment, goal, share, patience, progress), "local"
         if height(group, found) < heights[k]:
             for i, o in zip(parts[k], found, strict=True):
                 offsets[i] = o
