@@ -5,13 +5,37 @@ Python way)."""
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from lanearena.placement import tree
+from lanearena.placement import dive, tree
 from lanearena.placement.problem import LIMIT
+
+
+def twin(module: types.ModuleType) -> types.ModuleType:
+    """The compiled twin of a loop written once for both ways (`dive.py`): its source run again as a module of its
+    own, with numba's `njit` as `jit`. It shares the source file (numba caches the compiled code beside it, and
+    reads the file's stamp to know when it changed)."""
+    compiled = types.ModuleType(f"{module.__name__}_compiled")
+    compiled.__file__ = module.__file__
+    compiled.jit = njit(cache=True)  # type: ignore[attr-defined]
+    sys.modules[compiled.__name__] = compiled  # numba's cache finds the module of what it loads by name
+    assert module.__file__ is not None
+    exec(compile(Path(module.__file__).read_text(), module.__file__, "exec"), compiled.__dict__)
+    return compiled
+
+
+DIVE = twin(dive)
+
+
+def int_arrays(values: list[list[int]]) -> list[np.ndarray]:
+    """Lists as int64 arrays (each value below 2^63, or a 64-bit word of a conflict)."""
+    return [np.array(v, dtype=np.int64) for v in values]
 
 
 def arrays(*values: Sequence[int]) -> list[np.ndarray] | None:

@@ -5,16 +5,17 @@ goal."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from lanearena.placement.best import Progress
 from lanearena.placement.budget import Budget, Pace, node_cost
 from lanearena.placement.problem import Buffer, height
 from lanearena.placement.search import FOUND, Dive, Run, Search
-from lanearena.placement.tile import Tiling, slack, tiled
+
+if TYPE_CHECKING:
+    from lanearena.placement.tile import Tiling
 
 BACKJUMPING = ("TWA", "TAW")
 """The orders (`Search.rank`) of the backjumping searches that take turns, each resumed where it paused."""
@@ -45,7 +46,7 @@ def search(
     unit = math.gcd(*rounded)
     search = Search([b.lower for b in buffers], [b.upper for b in buffers], [r // unit for r in rounded])
     best, best_height = offsets, height(buffers, offsets)
-    possible = max(goal // unit, int(search.load.max()))  # no solution below this capacity (proved)
+    possible = max(goal // unit, max(search.load))  # no solution below this capacity (proved)
 
     def fits(capacity: int, work: Budget) -> bool:
         """Whether a placement under `capacity` units is found with `work` (kept when lower than the best)."""
@@ -69,6 +70,8 @@ def search(
     # stacked in 400k nodes, one in 40k one by one).
     lowers, uppers = [b.lower for b in buffers], [b.upper for b in buffers]
     if slack(lowers, uppers, rounded, possible * unit) <= TILING_SLACK:
+        from lanearena.placement.tile import Tiling
+
         stacks: dict[tuple[int, int], list[int]] = {}
         for i, life in enumerate(zip(lowers, uppers, strict=True)):
             stacks.setdefault(life, []).append(i)
@@ -110,6 +113,13 @@ def search(
     return best
 
 
+def slack(lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int], capacity: int) -> float:
+    """The share of `capacity` over the steps from the first life's start to the last one's end that no buffer
+    takes."""
+    area = sum(s * (up - lo) for lo, up, s in zip(lowers, uppers, sizes, strict=True))
+    return 1 - area / (capacity * (max(uppers) - min(lowers)))
+
+
 TILING_SLACK = 0.01
 """The most slack (the share of the arena under the goal left empty at every step) at which the skyline search
 runs: with more it is a weak heuristic (it fails MiniMalloc's A-K at their capacities)."""
@@ -125,6 +135,8 @@ def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterato
     under a lower capacity than the one before, from `top` toward `goal`: short runs, each with its own order of
     candidates (the search's time to a solution is heavy tailed), at each of `TILING_LEVELS` below the last found in
     turn, each search in turn."""
+    from lanearena.placement.tile import tiled
+
     levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
     paces = [Pace(budget, node_cost(len(t.size), int((t.last - t.first).sum()))) for t in tilings]
     restart = 0
@@ -146,7 +158,7 @@ def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | N
     `LEARNING` taking turns, each turn afresh with twice the nodes (None if none found), and whether the complete
     search proved that there are none."""
     dives = [Dive(search, Run(capacity, search.rank(keys), backjump=True)) for keys in BACKJUMPING]
-    weights = np.zeros(search.n, dtype=np.int64)
+    weights = [0] * search.n
     pace = Pace(budget, node_cost(search.n, len(search.flat)))
     nodes = 2 * search.n
 
@@ -158,11 +170,12 @@ def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | N
             if run(dive, nodes) == FOUND:
                 return dive.offsets, False
         dives = [dive for dive in dives if dive.outcome is None]
-        failures = np.zeros(search.n, dtype=np.int64)
+        failures = [0] * search.n
         learning = Dive(search, Run(capacity, search.rank(LEARNING, weights), failures=failures))
         outcome = run(learning, nodes)
         if outcome is not None:
             return (learning.offsets, False) if outcome == FOUND else (None, True)
-        weights = weights // 2 + failures * 1000 // max(1, int(failures.max()))
+        most = max(1, max(failures))
+        weights = [w // 2 + f * 1000 // most for w, f in zip(weights, failures, strict=True)]
         nodes *= 2
     return None, False
