@@ -137,7 +137,9 @@ def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterato
     turn, each search in turn."""
     from lanearena.placement.tile import tiled
 
-    levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
+    # None below the goal, where a run fails at once at no work (and so would forever): the best found can be at the
+    # goal already, where sizes rounded up to the alignment lift the goal above the bound.
+    levels = sorted(c for c in {min(goal + goal * k // 1000, top) for k in TILING_LEVELS} if c >= goal)
     paces = [Pace(budget, node_cost(len(t.size), int((t.last - t.first).sum()))) for t in tilings]
     restart = 0
     while levels and not budget.done():

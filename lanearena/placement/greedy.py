@@ -32,7 +32,7 @@ about 13,000, a random mix of 1,000 lives up to 1,000 steps 140,000."""
 def order(buffers: Sequence[Buffer], name: str = "size") -> list[int]:
     """The indices of `buffers` in the order `name` of `ORDERS`."""
     lowers, uppers, sizes = columns(buffers)
-    if len(sizes) >= COMPILED_FROM:
+    if sizes and len(sizes) >= COMPILED_FROM:
         from lanearena.placement import compiled
 
         by = compiled.order(lowers, uppers, sizes, name)

@@ -72,7 +72,7 @@ def refuse_oversized(buffers: Sequence[Buffer], alignment: int) -> None:
 
 def lower_bound(buffers: Sequence[Buffer]) -> int:
     """The most bytes live at one step: no placement is lower."""
-    if len(buffers) >= COMPILED_FROM:
+    if buffers and len(buffers) >= COMPILED_FROM:
         from lanearena.placement import compiled
 
         bound = compiled.lower_bound(*columns(buffers))
@@ -97,7 +97,7 @@ def check(buffers: Sequence[Buffer], offsets: Sequence[int], alignment: int = 1)
     buffer that starts over another; [] when the placement is valid. Exact for any integers."""
     if len(offsets) != len(buffers):
         return [f"{len(offsets)} offsets for {len(buffers)} buffers"]
-    if len(buffers) >= COMPILED_FROM:
+    if buffers and len(buffers) >= COMPILED_FROM:
         from lanearena.placement import compiled
 
         # The same sweep compiled, to pass a valid placement of a million buffers in a second; the messages of an

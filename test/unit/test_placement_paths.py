@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,3 +146,29 @@ def test_python_and_compiled_searches_visit_the_same_nodes(lives, keys, backjump
     run = Run(max(s.load) + slack, s.rank(keys, [i % 3 for i in range(s.n)]), backjump, [0] * s.n)
     dive = Dive(s, run)
     assert dive._run(nodes, compiled=False) == dive._run(nodes, compiled=True)
+
+
+def ways(monkeypatch, compiled: bool) -> None:
+    """Every choice between Python and compiled made one way: the greedy, the search, the bound and the check."""
+    import sys
+
+    from lanearena.placement import problem, search
+
+    greedy = sys.modules["lanearena.placement.greedy"]  # the package's `greedy` is the function
+    monkeypatch.setattr(greedy, "SCAN_WORK", -1 if compiled else 10**18)
+    monkeypatch.setattr(search, "PYTHON_WORK", 0 if compiled else 10**18)
+    for module in (greedy, problem):
+        monkeypatch.setattr(module, "COMPILED_FROM", 0 if compiled else 10**18)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(buffer_sets(30), crowded(40)), st.sampled_from(["best", "portfolio", "greedy", "best-fit"]))
+def test_every_algorithm_places_alike_both_ways(buffers, algorithm):
+    """`place` end to end, everything in Python against everything compiled: the same offsets, by the same
+    algorithm (the default's work is counted the same both ways)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        ways(monkeypatch, compiled=False)
+        python = place(buffers, algorithm, alignment=8, work=20_000)
+        ways(monkeypatch, compiled=True)
+        compiled_ = place(buffers, algorithm, alignment=8, work=20_000)
+    assert python == compiled_
