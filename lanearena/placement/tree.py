@@ -81,32 +81,39 @@ def _add(pool, top, head, cap, count, k, a, b):
 
 
 @njit(cache=True)
-def _clear_from(pool, head, count, k, o, size):
-    """The lowest p >= o where [p, p + size) meets no range of list `k`."""
+def _clear_from(pool, head, count, k, o, size, at):
+    """The lowest p >= o where [p, p + size) meets no range of list `k`; `at` is where the search starts (the
+    first range that may end above o) and becomes where the next one, from p, may."""
     h, m = head[k], count[k]
-    lo, hi = 0, m
-    while lo < hi:  # the first range that ends above o
+    lo = at
+    step = 1
+    while lo + step <= m and pool[h + 2 * (lo + step) - 1] <= o:  # gallop past the ranges that end at or below o
+        lo += step
+        step <<= 1
+    hi = min(lo + step, m)
+    while lo < hi:  # then the first range that ends above o, by halves
         mid = (lo + hi) >> 1
         if pool[h + 2 * mid + 1] <= o:
             lo = mid + 1
         else:
             hi = mid
     if lo == m or pool[h + 2 * lo] >= o + size:
-        return o
+        return o, lo
     for j in range(lo + 1, m):
         if pool[h + 2 * j] - pool[h + 2 * j - 1] >= size:
-            return pool[h + 2 * j - 1]
-    return pool[h + 2 * m - 1]
+            return pool[h + 2 * j - 1], j
+    return pool[h + 2 * m - 1], m
 
 
 @njit(cache=True)
-def _lowest(pool, head, count, lists, nlists, size, o):
+def _lowest(pool, head, count, lists, nlists, size, o, at):
     """The lowest p >= o where [p, p + size) meets no range of the lists: each list in turn raises p to its own
-    lowest such p, until `nlists` turns in a row leave it."""
+    lowest such p, until `nlists` turns in a row leave it. `at` holds each list's place (see `_clear_from`): p only
+    rises, so each list is searched from where the last turn left it."""
     agreed = 0
     t = 0
     while agreed < nlists:
-        p = _clear_from(pool, head, count, lists[t], o, size)
+        p, at[t] = _clear_from(pool, head, count, lists[t], o, size, at[t])
         if p > o:
             o = p
             agreed = 1
@@ -117,13 +124,13 @@ def _lowest(pool, head, count, lists, nlists, size, o):
 
 
 @njit(cache=True)
-def _tightest(pool, head, count, lists, nlists, size):
+def _tightest(pool, head, count, lists, nlists, size, at):
     """The start of the tightest gap between the merged ranges of the lists that holds `size` (the lowest among
     equals), or the top of the ranges where none does: the gaps that hold it, lowest first, each found by `_lowest`
     and ended by the lowest range that starts above it."""
     best, best_gap, o = -1, 0, 0
     while True:
-        p = _lowest(pool, head, count, lists, nlists, size, o)
+        p = _lowest(pool, head, count, lists, nlists, size, o, at)
         end = -1
         for t in range(nlists):
             k = lists[t]
@@ -168,6 +175,7 @@ def place(first, last, units, size, order, best_fit, alignment, stop, level):
     nodes = np.empty(128, dtype=np.int64)  # the nodes of a life
     heights = np.empty(128, dtype=np.int64)
     lists = np.empty(256, dtype=np.int64)
+    at = np.empty(256, dtype=np.int64)  # where each list's search has got to
     placed = 0
     for step in range(n):
         i = order[step]
@@ -201,10 +209,11 @@ def place(first, last, units, size, order, best_fit, alignment, stop, level):
                         lists[total] = k
                         total += 1
         u = units[i]
+        at[:total] = 0
         if best_fit:
-            o = _tightest(pool, head, count, lists, total, u)
+            o = _tightest(pool, head, count, lists, total, u, at)
         else:
-            o = _lowest(pool, head, count, lists, total, u, 0)
+            o = _lowest(pool, head, count, lists, total, u, 0, at)
         offsets[i] = o
         placed += 1
         for c in range(canonical):  # below `level`: its `cover` and the `under` of it and its ancestors there
