@@ -15,6 +15,7 @@ from numba import njit
 
 from lanearena.placement import dive, tree
 from lanearena.placement.problem import LIMIT
+from lanearena.placement.search import Dive
 
 
 def twin(module: types.ModuleType) -> types.ModuleType:
@@ -33,9 +34,35 @@ def twin(module: types.ModuleType) -> types.ModuleType:
 DIVE = twin(dive)
 
 
-def int_arrays(values: list[list[int]]) -> list[np.ndarray]:
-    """Lists as int64 arrays (each value below 2^63, or a 64-bit word of a conflict)."""
+def _int_arrays(values: list[list[int]]) -> list[np.ndarray]:
     return [np.array(v, dtype=np.int64) for v in values]
+
+
+def run_dive(d: Dive, b: list[int], sec: list[int], ctl: list[int]) -> tuple[int, list[int], list[int]]:
+    """One run of `dive.node` compiled for `d` from the tables `b`, `sec` and `ctl` (`Dive._run`): its ending, and
+    the control array and buffer table it left."""
+    s = d.s
+    if s.arrays is None:
+        s.arrays = _int_arrays([s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at])
+    if not isinstance(d._scratch, tuple):  # working rows, written before read: zeros once
+        deepest, width = ctl[DIVE.DEEPEST], ctl[DIVE.SAVED_WIDTH]
+        words = (deepest + DIVE.WORD - 1) // DIVE.WORD
+        sizes = (2 * width, 4 * deepest, deepest, deepest * words, words, s.n)
+        d._scratch = tuple(np.zeros(size, dtype=np.int64) for size in sizes)
+    arrays = _int_arrays([b, sec, ctl])
+    ending = DIVE.node(*arrays, *s.arrays, *d._scratch, 0, s.sections)
+    return int(ending), arrays[2].tolist(), arrays[0].tolist()
+
+
+def beside(lowers: Sequence[int], uppers: Sequence[int]) -> list[list[int]]:
+    """For each life, the others that overlap it (`search.Search.beside`), by numpy's test of all against each."""
+    low, up = np.array(lowers, dtype=np.int64), np.array(uppers, dtype=np.int64)
+    out = []
+    for i in range(len(low)):
+        near = (low < up[i]) & (up > low[i])
+        near[i] = False
+        out.append(np.flatnonzero(near).tolist())
+    return out
 
 
 def arrays(*values: Sequence[int]) -> list[np.ndarray] | None:

@@ -27,6 +27,7 @@ import bisect
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lanearena.placement import dive
 
@@ -37,6 +38,10 @@ PYTHON_WORK = 20_000
 """The most nodes times buffers and sections of its group that a run takes in Python (measured: about 2 microseconds
 each, so at most 40 ms: a search of a small step that ends within it loads no numba). A run given more that has not
 ended by then runs again from the start compiled, to the same end, and so does every later run of its group."""
+
+PYTHON_BESIDE = 500
+"""The most buffers of a group whose neighbours are found in Python (past it, numpy's test of all lives against each
+is quicker: 3,000 buffers in 0.05 s rather than 1 s)."""
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Search:
         ends = sorted(set(uppers))
         self.n, self.sections = n, len(ends)
         self.compiled = False  # whether its runs have outgrown Python (`PYTHON_WORK`)
+        self.arrays: Any = None  # its lists as the compiled loop takes them (arrays), once it runs compiled
         self.span = [
             (bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1)
             for lo, up in zip(lowers, uppers, strict=True)
@@ -75,16 +81,22 @@ class Search:
         self.first = [a for a, _ in self.span]
         self.last = [b for _, b in self.span]
         self.size = list(sizes)
-        by_lower = sorted(range(n), key=lowers.__getitem__)
-        starts = [lowers[i] for i in by_lower]
-        self.beside = [  # those that start before i ends and end after it starts, but i
-            sorted(j for j in by_lower[: bisect.bisect_left(starts, up)] if uppers[j] > lo and j != i)
-            for i, (lo, up) in enumerate(zip(lowers, uppers, strict=True))
-        ]
+        if n > PYTHON_BESIDE:
+            from lanearena.placement import compiled
+
+            self.beside = compiled.beside(lowers, uppers)
+        else:
+            by_lower = sorted(range(n), key=lowers.__getitem__)
+            starts = [lowers[i] for i in by_lower]
+            self.beside = [  # those that start before i ends and end after it starts, but i
+                sorted(j for j in by_lower[: bisect.bisect_left(starts, up)] if uppers[j] > lo and j != i)
+                for i, (lo, up) in enumerate(zip(lowers, uppers, strict=True))
+            ]
         self.beside_at = _offsets(self.beside)
         self.beside_flat = [j for b in self.beside for j in b]
-        self.smallest_beside = [min((sizes[j] for j in b), default=dive.BIG) for b in self.beside]
-        self.load = [sum(sizes[i] for i in m) for m in members]
+        size_of = self.size.__getitem__
+        self.smallest_beside = [min(map(size_of, b), default=dive.BIG) for b in self.beside]
+        self.load = [sum(map(size_of, m)) for m in members]
         self.cuts = [0] * self.sections
         for a, b in self.span:
             for s in range(a, b - 1):
@@ -124,6 +136,7 @@ class Dive:
         self.nodes = self.most = 0  # nodes searched and the most buffers placed at once, in the last run
         self.outcome: str | None = None
         self._offsets: list[int] = []
+        self._scratch: Any = None  # the loop's working rows (written before read, so kept from run to run)
 
     def run(self, nodes: int) -> str | None:
         """Searches afresh, `nodes` nodes at most: FOUND or EXHAUSTED if it ends, else None (also in `outcome`)."""
@@ -169,19 +182,18 @@ class Dive:
         ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = int(p.backjump), int(p.failures is not None)
         width = max(len(s.beside_flat), 1)
         ctl[dive.BUFFERS], ctl[dive.SECTIONS], ctl[dive.SAVED_WIDTH], ctl[dive.DEEPEST] = n, s.sections, width, deepest
-        tables = [b, sec, ctl, s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at]
-        scratch = [[0] * (2 * width), [0] * (4 * deepest), [0] * deepest, [0] * (deepest * words), [0] * words]
-        scratch.append([0] * n)
         if compiled:
             from lanearena.placement import compiled as numba_side
 
-            arrays = numba_side.int_arrays(tables + scratch)
-            ending = numba_side.DIVE.node(*arrays, 0, s.sections)
-            return int(ending), arrays[2].tolist(), arrays[0].tolist()
+            return numba_side.run_dive(self, b, sec, ctl)
+        if self._scratch is None:
+            self._scratch = [[0] * (2 * width), [0] * (4 * deepest), [0] * deepest, [0] * (deepest * words)]
+            self._scratch += [[0] * words, [0] * n]
+        tables = [s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at]
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 2 * deepest + 1000))  # a node a decision deep, and one for each apart
         try:
-            ending = dive.node(*tables, *scratch, 0, s.sections)
+            ending = dive.node(b, sec, ctl, *tables, *self._scratch, 0, s.sections)
         finally:
             sys.setrecursionlimit(limit)
         return ending, ctl, b
