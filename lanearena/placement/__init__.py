@@ -7,12 +7,19 @@ so that no two live at once share a byte, as low as can be found.
 - `portfolio`: every greedy order with both fits, the lowest result, for each group of buffers whose lives overlap.
 - `best` (the default): the portfolio, then for each group above the lower bound a skyline search where the arena
   is all but full, and an exact search in the spirit of MiniMalloc (a local search for groups too large for it)
-  until the bound or the end of its work; never above
-  `greedy`, and the same offsets on a busy machine as on an idle one (the work is counted, not timed).
+  until the bound, the end of its work, or (for a group too large for the exact search) two greedy placements'
+  work without a lower one; never above `greedy`, and the same offsets on a busy machine as on an idle one (the
+  work is counted, not timed).
 
-Modules: `problem` (the data, the bound, the checker), `greedy` (the greedy family in O(n log n)), `budget` (counted
-work), `search` (the exact search) and `dive` (its loop, compiled), `tile` (the skyline search for near-full arenas),
-`local` (iterated greedy), `best` (the default's schedule), `csvio` (MiniMalloc's CSV)."""
+Importing this package loads neither numpy nor numba: a small problem (a decoder step) is placed, bounded and checked
+in Python; a large one loads the compiled side (`compiled`) when it is met. Both give the same offsets, and the
+searches the same nodes.
+
+Modules: `problem` (the data, the bound, the checker, in exact integers), `greedy` (the greedy family: the orders and
+the Python loop) and `tree` (its compiled loop, at any concurrency), `budget` (counted work), `search` (the exact
+search) and `dive` (its loop, one source run in Python or compiled), `exact` (the default's search of one group),
+`tile` (the skyline search for near-full arenas, compiled), `local` (iterated greedy), `best` (the default's
+schedule), `compiled` (the numpy and numba side), `csvio` (MiniMalloc's CSV)."""
 
 from __future__ import annotations
 

@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 from lanearena.placement import Buffer, check, compiled, lower_bound, place, tree
 from lanearena.placement.greedy import FITS, ORDERS, _scan, order, scan_work
 from lanearena.placement.problem import columns, height, step_ranks
-from lanearena.placement.search import Dive, Run, Search
 
 from .test_placement_algorithms import buffer_sets, oracle_greedy, reference_greedy
-from .test_placement_search import crowded_problems, cut_rectangles
 
 
 @st.composite
@@ -129,23 +127,6 @@ def test_the_tree_level_follows_the_lives():
     short = tree.level(np.zeros(100, dtype=np.int64), np.full(100, 4, dtype=np.int64))
     long = tree.level(np.zeros(100, dtype=np.int64), np.full(100, 4096, dtype=np.int64))
     assert short == 0 and long == 9
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.one_of(crowded_problems(), cut_rectangles()),
-    st.sampled_from(["TWA", "TAW", "FTWA", "ZAW"]),
-    st.booleans(),
-    st.integers(-1, 3),
-    st.sampled_from([1, 7, 5000]),
-)
-def test_python_and_compiled_searches_visit_the_same_nodes(lives, keys, backjump, slack, nodes):
-    """The exact search's loop run as Python and compiled from one source: the same nodes, the same ending, the
-    same offsets and failures, whether it ends or runs out of nodes."""
-    s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
-    run = Run(max(s.load) + slack, s.rank(keys, [i % 3 for i in range(s.n)]), backjump, [0] * s.n)
-    dive = Dive(s, run)
-    assert dive._run(nodes, compiled=False) == dive._run(nodes, compiled=True)
 
 
 def ways(monkeypatch, compiled: bool) -> None:

@@ -1,7 +1,7 @@
 """The exact search and the default placement built on it: against brute force on small problems the complete
 search finds every optimum and proves nothing lower fits; backjumping only ever returns valid placements; the
-compiled loop visits the same nodes as the Python one it replaced and finds the same offsets; groups of buffers
-apart in time are placed apart; `check` catches what it should."""
+loop run as Python and compiled visits the same nodes as the numpy one it replaced and finds the same offsets;
+groups of buffers apart in time are placed apart; `check` catches what it should."""
 
 from __future__ import annotations
 
@@ -124,6 +124,10 @@ def test_compiled_loop_visits_the_nodes_of_the_python_one(lives, keys, backjump,
     rank = s.rank(keys, [i % 3 for i in range(s.n)])
     compiled_failures = [0] * s.n
     compiled = Dive(s, Run(capacity, rank, backjump, compiled_failures))
+    # `dive.node` run as Python and compiled, from one source: the same nodes, ending, offsets and failures, whether
+    # it ends or runs out of nodes.
+    for nodes in (7, 5000):
+        assert compiled._run(nodes, compiled=False) == compiled._run(nodes, compiled=True)
     python = ReferenceDive(s, Run(capacity, rank, backjump, [0] * s.n))
     python.advance(5000)
     assert compiled.run(5000) == python.outcome
