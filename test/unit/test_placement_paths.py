@@ -15,23 +15,7 @@ from lanearena.placement import Buffer, check, compiled, lower_bound, place, tre
 from lanearena.placement.greedy import FITS, ORDERS, _scan, order, scan_work
 from lanearena.placement.problem import columns, height, step_ranks
 
-from .test_placement_algorithms import buffer_sets, oracle_greedy, reference_greedy
-
-
-@st.composite
-def crowded(draw, max_buffers: int = 120):
-    """Up to `max_buffers` buffers over a short horizon with long lives (most of them live at once), sizes from
-    a heavy-tailed draw: the regime where the compiled tree keeps unions."""
-    n = draw(st.integers(1, max_buffers))
-    horizon = draw(st.sampled_from([4, 30, 200]))
-    rng = random.Random(draw(st.integers(0, 2**32)))
-    out = []
-    for i in range(n):
-        lower = rng.randrange(horizon)
-        life = max(1, int(rng.expovariate(3 / horizon)))
-        out.append(Buffer(f"b{i}", lower, min(lower + life, horizon), max(1, int(rng.lognormvariate(5, 1.5)))))
-    return out
-
+from .test_placement_algorithms import buffer_sets, crowded, oracle_greedy, reference_greedy
 
 problems = st.one_of(buffer_sets(60), crowded())
 
