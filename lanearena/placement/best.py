@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from lanearena.placement.budget import GREEDY_COST, PATIENCE, Budget, Patience
 from lanearena.placement.greedy import FITS, ORDERS, place_in_order
-from lanearena.placement.problem import Buffer, columns, height
+from lanearena.placement.problem import COMPILED_FROM, Buffer, columns, height
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
@@ -23,6 +23,10 @@ Progress = Callable[[str], None] | None
 def groups(buffers: Sequence[Buffer]) -> list[list[int]]:
     """The indices of `buffers` in groups whose lives overlap transitively, each in input order."""
     lowers, uppers, _ = columns(buffers)
+    if len(lowers) >= COMPILED_FROM:
+        from lanearena.placement import compiled
+
+        return compiled.groups(lowers, uppers)
     out: list[list[int]] = []
     part: list[int] = []
     reach = 0
@@ -95,11 +99,12 @@ def best(
         Patience(PATIENCE * GREEDY_COST * len(part)) if search and len(part) > SEARCH_MAX else None for part in parts
     ]
     for part, patience in zip(parts, patiences, strict=True):
-        found, name = portfolio([buffers[i] for i in part], alignment, target, orders_budget, progress, patience)
+        group = [buffers[i] for i in part]
+        found, name = portfolio(group, alignment, target, orders_budget, progress, patience)
         for i, o in zip(part, found, strict=True):
             offsets[i] = o
         names.append(name)
-        heights.append(height([buffers[i] for i in part], found))
+        heights.append(height(group, found))
     settled: set[int] = set()  # groups at the target, or as low as they can go
     while search and not budget.done():
         above = [k for k in range(len(parts)) if heights[k] > target and k not in settled]
@@ -122,11 +127,12 @@ def best(
             patience = patiences[k]
             assert patience is not None  # made for every group too large for the exact search
             found, name = improve(group, current, alignment, goal, share, patience, progress), "local"
-        if height(group, found) < heights[k]:
+        top = height(group, found)
+        if top < heights[k]:
             for i, o in zip(parts[k], found, strict=True):
                 offsets[i] = o
-            names[k], heights[k] = name, height(group, found)
+            names[k], heights[k] = name, top
         if not share.done():  # stopped early: at the goal, or proved as low as it goes
             settled.add(k)
-    top = max(range(len(parts)), key=lambda k: heights[k], default=None)
-    return offsets, names[top] if top is not None else "best"
+    highest = max(range(len(parts)), key=lambda k: heights[k], default=None)
+    return offsets, names[highest] if highest is not None else "best"

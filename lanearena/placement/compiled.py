@@ -128,6 +128,16 @@ def order(lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int], na
     return np.lexsort(keys).tolist()
 
 
+def groups(lowers: Sequence[int], uppers: Sequence[int]) -> list[list[int]]:
+    """`best.groups` by numpy (at least one buffer)."""
+    lower, upper = np.array(lowers, dtype=np.int64), np.array(uppers, dtype=np.int64)
+    by = np.argsort(lower, kind="stable")
+    reach = np.maximum.accumulate(upper[by])
+    # A group starts where a buffer starts at or after every earlier (by start) buffer has ended.
+    cuts = np.flatnonzero(lower[by][1:] >= reach[:-1]) + 1
+    return [np.sort(part).tolist() for part in np.split(by, cuts)]
+
+
 class GreedyLoop:
     """`greedy.Placer`'s state for the compiled loop: the lives as leaf ranks, the sizes in units, the level of the
     unions (`tree.level`)."""

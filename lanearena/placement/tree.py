@@ -148,6 +148,8 @@ def _tightest(pool, head, count, lists, nlists, size, at):
             return p if best < 0 else best
         if best < 0 or end - p < best_gap:
             best, best_gap = p, end - p
+            if best_gap == size:  # none is tighter, and it is the lowest of its size
+                return best
         o = end
 
 

@@ -1,7 +1,7 @@
 """The placement's two ways, Python for small problems and compiled for large ones, give the same results on drawn
 problems: the greedy family's offsets (every order, both fits, any level of the compiled tree's unions, with a
-stop), the orders, the bound and the check; on problems with many buffers live at once too, where the compiled
-tree's unions matter."""
+stop), the orders, the bound, the groups and the check; on problems with many buffers live at once too, where the
+compiled tree's unions matter."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lanearena.placement import Buffer, check, compiled, lower_bound, place, tree
+from lanearena.placement.best import groups
 from lanearena.placement.greedy import FITS, ORDERS, _scan, order, scan_work
 from lanearena.placement.problem import columns, height, step_ranks
 
@@ -72,6 +73,7 @@ def test_python_and_compiled_bound_and_check_agree(buffers, data):
     if not buffers:
         return
     assert compiled.lower_bound(*columns(buffers)) == lower_bound(buffers)
+    assert compiled.groups(*columns(buffers)[:2]) == groups(buffers)
     offsets = place(buffers, "greedy").offsets
     if data.draw(st.booleans()):  # a wrong placement as often as a right one
         i = data.draw(st.integers(0, len(buffers) - 1))
