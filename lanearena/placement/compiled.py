@@ -38,20 +38,22 @@ def _int_arrays(values: list[list[int]]) -> list[np.ndarray]:
     return [np.array(v, dtype=np.int64) for v in values]
 
 
-def run_dive(d: Dive, b: list[int], sec: list[int], ctl: list[int]) -> tuple[int, list[int], list[int]]:
-    """One run of `dive.node` compiled for `d` from the tables `b`, `sec` and `ctl` (`Dive._run`): its ending, and
-    the control array and buffer table it left."""
+def run_dive(d: Dive, ctl: list[int]) -> tuple[int, list[int], list[int]]:
+    """One run of `dive.node` compiled for `d` under the control array `ctl` (`Dive._run`): its ending, and the
+    control array and buffer table it left."""
     s = d.s
     if s.arrays is None:
         s.arrays = _int_arrays([s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at])
-    if not isinstance(d._scratch, tuple):  # working rows, written before read: zeros once
+    if d.start is None:  # the tables a run starts from, and its working rows (written before read): made once
+        d.start = _int_arrays(list(d.tables()))
         deepest, width = ctl[DIVE.DEEPEST], ctl[DIVE.SAVED_WIDTH]
         words = (deepest + DIVE.WORD - 1) // DIVE.WORD
         sizes = (2 * width, 4 * deepest, deepest, deepest * words, words, s.n)
         d._scratch = tuple(np.zeros(size, dtype=np.int64) for size in sizes)
-    arrays = _int_arrays([b, sec, ctl])
-    ending = DIVE.node(*arrays, *s.arrays, *d._scratch, 0, s.sections)
-    return int(ending), arrays[2].tolist(), arrays[0].tolist()
+    b, sec = (a.copy() for a in d.start)
+    control = np.array(ctl, dtype=np.int64)
+    ending = DIVE.node(b, sec, control, *s.arrays, *d._scratch, 0, s.sections)
+    return int(ending), control.tolist(), b.tolist()
 
 
 def beside(lowers: Sequence[int], uppers: Sequence[int]) -> list[list[int]]:

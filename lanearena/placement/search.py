@@ -137,6 +137,7 @@ class Dive:
         self.outcome: str | None = None
         self._offsets: list[int] = []
         self._scratch: Any = None  # the loop's working rows (written before read, so kept from run to run)
+        self.start: Any = None  # the tables a run starts from, as the compiled loop takes them
 
     def run(self, nodes: int) -> str | None:
         """Searches afresh, `nodes` nodes at most: FOUND or EXHAUSTED if it ends, else None (also in `outcome`)."""
@@ -160,13 +161,13 @@ class Dive:
         self.outcome = {dive.FOUND: FOUND, dive.FAILED: EXHAUSTED}.get(ending)
         return self.outcome
 
-    def _run(self, nodes: int, compiled: bool) -> tuple[int, list[int], list[int]]:
-        """One run of the loop from the start: its ending, control array and buffer table."""
+    def tables(self) -> tuple[list[int], list[int]]:
+        """The buffer and section tables a run starts from."""
         s, p, n = self.s, self.p, self.s.n
         b = [0] * (dive.BUFFER_ROWS * n)
-        for row, values in ((dive.EXCL_AT, [-1] * n), (dive.FREE_BESIDE, [len(x) for x in s.beside])):
-            b[row * n : row * n + n] = values
         for row, values in (
+            (dive.EXCL_AT, [-1] * n),
+            (dive.FREE_BESIDE, [len(x) for x in s.beside]),
             (dive.SIZE, s.size),
             (dive.FIRST, s.first),
             (dive.LAST, s.last),
@@ -174,19 +175,24 @@ class Dive:
             (dive.RANK, p.rank),
         ):
             b[row * n : row * n + n] = values
-        sec = s.load + s.cuts + [0] * s.sections
+        return b, s.load + s.cuts + [0] * s.sections
+
+    def _run(self, nodes: int, compiled: bool) -> tuple[int, list[int], list[int]]:
+        """One run of the loop from the start: its ending, control array and buffer table."""
+        s, p, n = self.s, self.p, self.s.n
         deepest = 4 * n + 64
-        words = (deepest + dive.WORD - 1) // dive.WORD
+        width = max(len(s.beside_flat), 1)
         ctl = [0] * dive.CONTROL
         ctl[dive.LIMIT], ctl[dive.CAPACITY] = nodes, p.capacity
         ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = int(p.backjump), int(p.failures is not None)
-        width = max(len(s.beside_flat), 1)
         ctl[dive.BUFFERS], ctl[dive.SECTIONS], ctl[dive.SAVED_WIDTH], ctl[dive.DEEPEST] = n, s.sections, width, deepest
         if compiled:
             from lanearena.placement import compiled as numba_side
 
-            return numba_side.run_dive(self, b, sec, ctl)
+            return numba_side.run_dive(self, ctl)
+        b, sec = self.tables()
         if self._scratch is None:
+            words = (deepest + dive.WORD - 1) // dive.WORD
             self._scratch = [[0] * (2 * width), [0] * (4 * deepest), [0] * deepest, [0] * (deepest * words)]
             self._scratch += [[0] * words, [0] * n]
         tables = [s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at]
