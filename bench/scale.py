@@ -1,10 +1,12 @@
 """The placer at scale: generated graphs of 1k to 1M buffers, each placed by a whole `lanearena solve` process (one
 process per measure, as a user runs it), its seconds in all and by phase (read, place, check, write), the height
 over the lower bound, and the growth of the time from 10k to 100k buffers; with `--baseline`, another checkout's
-`lanearena` (today's code, say) runs each measure too, in turn with this one, and the table gives the ratio.
+`lanearena` (today's code, say) runs each measure too, in turn with this one, and the table gives the ratio. With
+`--repeat N` each measure runs N times (in turn with the baseline's) and the table gives the medians.
 
     python bench/scale.py [--sizes 1000,10000,100000,1000000] [--kinds mix,training,half,concurrent]
                           [--algorithms greedy,best] [--baseline /path/to/.venv/bin/lanearena] [--timeout 900]
+                          [--repeat 1]
 
 - `mix`: a random mix of lives, as in an inference graph with a few long-lived buffers: four in five live 1-8
   steps, the rest up to 1000 steps; sizes from 256 bytes to 1 MiB.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -119,6 +122,23 @@ def solve(command: str, csv: Path, algorithm: str, timeout: float) -> dict:
     return {"seconds": seconds, "height/lb": height / bound, **phases}
 
 
+def solve_median(commands: list[str], csv: Path, algorithm: str, timeout: float, repeat: int) -> list[dict]:
+    """Each command's `solve` `repeat` times, the commands in turn, and each one's median of every figure; a command
+    that runs past the timeout once is not run again (its seconds: None)."""
+    runs: list[list[dict]] = [[] for _ in commands]
+    for _ in range(repeat):
+        for command, done in zip(commands, runs, strict=True):
+            if not done or done[-1]["seconds"] is not None:
+                done.append(solve(command, csv, algorithm, timeout))
+    return [_medians(done) for done in runs]
+
+
+def _medians(runs: list[dict]) -> dict:
+    if any(r["seconds"] is None for r in runs):
+        return {"seconds": None}
+    return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+
+
 def _help(command: str, cache: dict[str, str] = {}) -> str:  # noqa: B006 (a cache across calls)
     if command not in cache:
         cache[command] = subprocess.run([command, "solve", "--help"], capture_output=True, text=True).stdout
@@ -133,6 +153,7 @@ def main() -> None:
     p.add_argument("--command", default=str(Path(sys.executable).parent / "lanearena"), help="the lanearena to time")
     p.add_argument("--baseline", help="another lanearena executable to time in turn with it (today's code, say)")
     p.add_argument("--timeout", type=float, default=900, help="seconds a process may run (longer: shown as >)")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each measure; the table gives their medians")
     args = p.parse_args()
 
     def progress(line: str) -> None:
@@ -155,16 +176,15 @@ def main() -> None:
                 live = most_live(buffers)
                 for algorithm in args.algorithms.split(","):
                     progress(f"{kind} {n}: {algorithm}...")
-                    r = solve(args.command, csv, algorithm, args.timeout)
+                    commands = [args.command, *([args.baseline] if args.baseline else [])]
+                    r, *b = solve_median(commands, csv, algorithm, args.timeout, args.repeat)
                     rows.append({"graph": kind, "buffers": n, "algorithm": algorithm, **r})
                     phases = [f"{r[k]:.2f}" if k in r else "-" for k in ("read", "place", "check", "write")]
                     line = f"| {kind} | {n} | {live} | {algorithm} | {_seconds(r, args.timeout)} | {' | '.join(phases)}"
                     line += f" | {_ratio(r)} |"
-                    if args.baseline:
-                        progress(f"{kind} {n}: {algorithm} (baseline)...")
-                        b = solve(args.baseline, csv, algorithm, args.timeout)
-                        ratio = f"{r['seconds'] / b['seconds']:.2f}" if r["seconds"] and b["seconds"] else "-"
-                        line += f" {_seconds(b, args.timeout)} | {ratio} | {_ratio(b)} |"
+                    if b:
+                        ratio = f"{r['seconds'] / b[0]['seconds']:.2f}" if r["seconds"] and b[0]["seconds"] else "-"
+                        line += f" {_seconds(b[0], args.timeout)} | {ratio} | {_ratio(b[0])} |"
                     print(line, flush=True)
     print()
     for kind in args.kinds.split(","):
