@@ -1,21 +1,84 @@
 """The placement benchmark: for every MiniMalloc challenging instance (and whether the default reaches its
 capacity, and how fast), for perfect packings of 450 buffers cut from a rectangle, and for generated decoder-like
 steps of 1k, 10k and 100k buffers: the lower bound, the reference greedy's height and time, the default's height
-and time, and their ratios, all measured in this run.
+and time, and their ratios, all measured in this run. With `--steps`, instead: what placing a real decoder step
+costs a fresh process through the placement API alone (import, then the first `place`), for the 17-line example and
+the qwen3-0.6b decode step, with this checkout's Python and any other given (today's code, say), medians of 5.
 
-    python bench/placement.py [--work N] [--only A,B] [--perfect 0,1,2] [--sizes 1000,10000,100000]"""
+    python bench/placement.py [--work N] [--only A,B] [--perfect 0,1,2] [--sizes 1000,10000,100000]
+    python bench/placement.py --steps [--python /path/to/other/.venv/bin/python ...]"""
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 from lanearena.placement import Buffer, PlacementError, check, place
 from lanearena.placement.csvio import read_buffers
 
-CHALLENGING = Path(__file__).resolve().parents[1] / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
+ROOT = Path(__file__).resolve().parents[1]
+CHALLENGING = ROOT / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
+
+STEP_COST = """
+import csv, sys, time
+start = time.perf_counter()
+import lanearena.placement as placement
+imported = time.perf_counter()
+rows = list(csv.DictReader(open(sys.argv[1])))
+buffers = [placement.Buffer(r["id"], int(r["lower"]), int(r["upper"]), int(r["size"])) for r in rows]
+placing = time.perf_counter()
+placement.place(buffers, sys.argv[2], alignment=256)
+print(imported - start, time.perf_counter() - placing, "numba" in sys.modules)
+"""
+"""A fresh process's cost of the placement API: its import, then one `place` (the CSV of a step, an algorithm)."""
+
+
+def decoder_steps(folder: Path) -> dict[str, Path]:
+    """The placement problems of the 17-line example and of the qwen3-0.6b decode step, as CSV files in `folder`."""
+    from lanearena import api
+    from lanearena.analysis.lifetimes import problem
+    from lanearena.frontend import decoder_step, load
+    from lanearena.model import ALIGN, QBLOCK
+    from lanearena.passes.convert import step_of, steps
+
+    modules = {"example (17 lines)": api.parse_file(str(ROOT / "examples" / "decode.mlir"))}
+    modules["qwen3-0.6b decode"] = decoder_step(load("qwen3-0.6b"))
+    out = {}
+    for name, module in modules.items():
+        (op,) = steps(module)
+        items = problem(step_of(op)[0], ALIGN, QBLOCK).items
+        path = folder / f"{len(out)}.csv"
+        path.write_text(
+            "id,lower,upper,size\n" + "".join(f'"{it.label}",{it.first},{it.last + 1},{it.bytes}\n' for it in items)
+        )
+        out[f"{name}, {len(items)} buffers"] = path
+    return out
+
+
+def step_costs(pythons: list[str], runs: int = 5) -> None:
+    """Prints the table of `STEP_COST` for each decoder step, algorithm and Python."""
+    print("| step | Python | import (ms) | algorithm | first place (ms) | numba loaded |\n|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for step, path in decoder_steps(Path(tmp)).items():
+            for python in pythons:
+                for algorithm in ("best", "greedy"):
+                    got = [
+                        subprocess.run(  # from the folder, so that each Python imports its own lanearena
+                            [python, "-c", STEP_COST, str(path), algorithm], capture_output=True, text=True, cwd=tmp
+                        ).stdout.split()
+                        for _ in range(runs)
+                    ]
+                    imported = statistics.median(float(g[0]) for g in got) * 1000
+                    placed = statistics.median(float(g[1]) for g in got) * 1000
+                    print(
+                        f"| {step} | {python} | {imported:.1f} | {algorithm} | {placed:.1f} | {got[0][2]} |", flush=True
+                    )
 
 
 def decoder_like(n: int, seed: int = 0) -> list[Buffer]:
@@ -90,8 +153,14 @@ def main() -> None:
     p.add_argument("--only", default="", help="challenging files to run, e.g. A,B (default: all)")
     p.add_argument("--perfect", default="0,1,2", help="seeds of the perfect packings of 450 buffers")
     p.add_argument("--sizes", default="1000,10000,100000", help="generated step sizes")
+    p.add_argument("--steps", action="store_true", help="only the cost of placing two decoder steps, fresh processes")
+    p.add_argument("--python", action="append", default=[], help="another Python to time the steps with")
     args = p.parse_args()
-    place([Buffer("warm", 0, 1, 1)], "greedy")  # the compiled code loaded before any time is taken
+    if args.steps:
+        step_costs([sys.executable, *args.python])
+        return
+    import lanearena.placement.compiled  # noqa: F401 (numba and the compiled loops loaded before any time is taken)
+
     rows = []
     for path in sorted(CHALLENGING.glob("*.csv")):
         if args.only and path.name.split(".")[0] not in args.only.split(","):

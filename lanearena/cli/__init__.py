@@ -12,12 +12,15 @@ from lanearena.errors import UserError
 SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models")
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line of `lanearena`, with every subcommand whose module is present."""
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line of `lanearena`, with every subcommand whose module is present; only `only`'s when it names
+    one (the other modules load xDSL and numpy, half a second that `solve` need not wait for)."""
     p = argparse.ArgumentParser(prog="lanearena", description=__doc__.splitlines()[0])
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     sub = p.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
+        if only in SUBCOMMANDS and name != only:
+            continue
         try:
             module = importlib.import_module(f"lanearena.cli.{name}")
         except ModuleNotFoundError as e:
@@ -29,7 +32,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(argv)
     try:
         return args.func(args) or 0
     except UserError as e:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import sys
+import time
+
 from lanearena import placement
 from lanearena.cli.budget import add_flags
 from lanearena.cli.io import write_output
@@ -19,12 +22,17 @@ def register(sub) -> None:
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
     p.add_argument("--alignment", type=int, default=1, help="every offset a multiple of this (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--timings", action="store_true", help="print the seconds of each phase (read, place, check, write) on stderr"
+    )
     add_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    start = time.perf_counter()
     buffers = read_buffers(args.input)
+    timings = {"read": time.perf_counter() - start}
     show = Progress(args.quiet)
     show(f"placing {len(buffers)} buffers")
     try:
@@ -36,12 +44,17 @@ def run(args) -> int:
             work=args.work,
             capacity=args.capacity,
             progress=show,
+            timings=timings,
         )
     except placement.PlacementError as e:
         raise UserError(f"{args.input}: {e}") from None
     finally:
         show.close()
+    writing = time.perf_counter()
     write_output(args.output, solution_text(buffers, result.offsets))
+    timings["write"] = time.perf_counter() - writing
+    if args.timings:
+        print(" ".join(f"{phase}={seconds:.3f}" for phase, seconds in timings.items()), file=sys.stderr)
     print(f"algorithm={result.algorithm}")
     print(f"height={result.height} lower_bound={result.lower_bound}")
     return 0

@@ -8,64 +8,66 @@ deadline, when given, is an extra bound."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator, Sequence
-from functools import partial
+from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from lanearena.placement.budget import GREEDY_COST, Budget, Pace, node_cost
+from lanearena.placement.budget import GREEDY_COST, PATIENCE, Budget, Patience
 from lanearena.placement.greedy import FITS, ORDERS, place_in_order
-from lanearena.placement.local import improve
-from lanearena.placement.problem import Buffer, height
-from lanearena.placement.search import FOUND, Dive, Run, Search
-from lanearena.placement.tile import Tiling, slack, tiled
+from lanearena.placement.problem import COMPILED_FROM, Buffer, columns, height
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
-
-BACKJUMPING = ("TWA", "TAW")
-"""The orders (`Search.rank`) of the backjumping searches that take turns, each resumed where it paused."""
-
-LEARNING = "FTWA"
-"""The order of the complete search that takes its turn after them, restarted each turn with twice the nodes and
-the buffers of the sections that failed most decided first."""
 
 Progress = Callable[[str], None] | None
 
 
 def groups(buffers: Sequence[Buffer]) -> list[list[int]]:
     """The indices of `buffers` in groups whose lives overlap transitively, each in input order."""
-    if not buffers:
-        return []
-    lower = np.array([b.lower for b in buffers], dtype=np.int64)
-    upper = np.array([b.upper for b in buffers], dtype=np.int64)
-    by = np.argsort(lower, kind="stable")
-    reach = np.maximum.accumulate(upper[by])
-    # A group starts where a buffer starts at or after every earlier (by start) buffer has ended.
-    cuts = np.flatnonzero(lower[by][1:] >= reach[:-1]) + 1
-    return [np.sort(part).tolist() for part in np.split(by, cuts)]
+    lowers, uppers, _ = columns(buffers)
+    if len(lowers) >= COMPILED_FROM:
+        from lanearena.placement import compiled
+
+        return compiled.groups(lowers, uppers)
+    out: list[list[int]] = []
+    part: list[int] = []
+    reach = 0
+    for i in sorted(range(len(lowers)), key=lowers.__getitem__):
+        # A group starts where a buffer starts at or after every earlier (by start) buffer has ended.
+        if part and lowers[i] >= reach:
+            out.append(sorted(part))
+            part = []
+        part.append(i)
+        reach = max(reach, uppers[i]) if len(part) > 1 else uppers[i]
+    if part:
+        out.append(sorted(part))
+    return out
 
 
 def portfolio(
-    buffers: Sequence[Buffer], alignment: int, target: int, budget: Budget | None = None, progress: Progress = None
+    buffers: Sequence[Buffer],
+    alignment: int,
+    target: int,
+    budget: Budget | None = None,
+    progress: Progress = None,
+    patience: Patience | None = None,
 ) -> tuple[list[int], str]:
     """The lowest of the greedy orders with both fits (the reference's first, always run; then every order first
-    fit, then best fit, while the budget lasts), stopping at `target`."""
+    fit, then best fit, while the budget and the `patience` last), stopping at `target`."""
     best: list[int] | None = None
     best_height, name = 0, ""
+    whole = GREEDY_COST * len(buffers)
     for fit_name in FITS:
         for order_name in ORDERS:
-            if (
-                best is not None
-                and budget is not None
-                and (budget.done() or (budget.left is not None and budget.left < GREEDY_COST * len(buffers)))
+            if best is not None and (
+                (budget is not None and (budget.done() or (budget.left is not None and budget.left < whole)))
+                or (patience is not None and patience.done())
             ):
                 return best, name
             offsets, _ = place_in_order(buffers, order_name, fit_name, alignment)
             if budget is not None:
-                budget.spend(GREEDY_COST * len(buffers))
+                budget.spend(whole)
             top = height(buffers, offsets)
+            if patience is not None and best is not None:
+                patience.spend(whole, top < best_height)
             if best is None or top < best_height:
                 best, best_height, name = offsets, top, f"{order_name}/{fit_name}-fit"
             if progress is not None and len(buffers) > 10000:
@@ -92,12 +94,17 @@ def best(
     parts = groups(buffers)
     # The portfolio's orders past the reference's take at most a quarter of the work.
     orders_budget = budget.part(4)
-    for part in parts:
-        found, name = portfolio([buffers[i] for i in part], alignment, target, orders_budget, progress)
+    # A group too large for the exact search has a patience for its other orders and its local search together.
+    patiences = [
+        Patience(PATIENCE * GREEDY_COST * len(part)) if search and len(part) > SEARCH_MAX else None for part in parts
+    ]
+    for part, patience in zip(parts, patiences, strict=True):
+        group = [buffers[i] for i in part]
+        found, name = portfolio(group, alignment, target, orders_budget, progress, patience)
         for i, o in zip(part, found, strict=True):
             offsets[i] = o
         names.append(name)
-        heights.append(height([buffers[i] for i in part], found))
+        heights.append(height(group, found))
     settled: set[int] = set()  # groups at the target, or as low as they can go
     while search and not budget.done():
         above = [k for k in range(len(parts)) if heights[k] > target and k not in settled]
@@ -110,159 +117,22 @@ def best(
         group = [buffers[i] for i in parts[k]]
         current = [offsets[i] for i in parts[k]]
         if len(group) <= SEARCH_MAX:
+            from lanearena.placement.exact import search as _search
+
             found = _search(group, current, alignment, goal, capacity is not None, share, budget, bound, progress)
             name = "search"
         else:
-            found, name = improve(group, current, alignment, goal, share, progress), "local"
-        if height(group, found) < heights[k]:
+            from lanearena.placement.local import improve
+
+            patience = patiences[k]
+            assert patience is not None  # made for every group too large for the exact search
+            found, name = improve(group, current, alignment, goal, share, patience, progress), "local"
+        top = height(group, found)
+        if top < heights[k]:
             for i, o in zip(parts[k], found, strict=True):
                 offsets[i] = o
-            names[k], heights[k] = name, height(group, found)
+            names[k], heights[k] = name, top
         if not share.done():  # stopped early: at the goal, or proved as low as it goes
             settled.add(k)
-    top = max(range(len(parts)), key=lambda k: heights[k], default=None)
-    return offsets, names[top] if top is not None else "best"
-
-
-def _search(
-    buffers: list[Buffer],
-    offsets: list[int],
-    alignment: int,
-    goal: int,
-    exact_goal: bool,
-    budget: Budget,
-    whole: Budget,
-    bound: int,
-    progress: Progress,
-) -> list[int]:
-    """Offsets for one group no higher than `offsets`, down to `goal`: the exact search at the goal (with all the
-    work when `exact_goal`, else half of it), then at capacities bisected between the goal and the best height
-    found, round after round with twice the work a probe (a search is often quicker under a lower capacity than
-    under a higher one, so low capacities are worth trying again)."""
-    # Every offset is a multiple of the alignment, so a buffer takes its size rounded up to it; the search counts in
-    # the greatest common divisor of those sizes.
-    rounded = [-(-b.size // alignment) * alignment for b in buffers]
-    unit = math.gcd(*rounded)
-    search = Search([b.lower for b in buffers], [b.upper for b in buffers], [r // unit for r in rounded])
-    best, best_height = offsets, height(buffers, offsets)
-    possible = max(goal // unit, int(search.load.max()))  # no solution below this capacity (proved)
-
-    def fits(capacity: int, work: Budget) -> bool:
-        """Whether a placement under `capacity` units is found with `work` (kept when lower than the best)."""
-        nonlocal possible, best, best_height
-        found, proved = _probe(search, capacity, work)
-        if proved:
-            possible = max(possible, capacity + 1)
-        if found is None:
-            return False
-        placed = [o * unit for o in found]
-        if height(buffers, placed) < best_height:
-            best, best_height = placed, height(buffers, placed)
-        if progress is not None:
-            progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
-        return True
-
-    # Where the arena is all but full, the skyline search first, taking turns over the buffers stacked by life (each
-    # stack placed whole, in input order) and one by one. Stacked, a search does not try every order of buffers that
-    # are interchangeable in a stack, where one by one it thrashes (perfect-450-0: none at 1.000x in 400k nodes one
-    # by one, one in 5k nodes stacked); but stacks can rule out every perfect packing (perfect-450-17 and -20: none
-    # stacked in 400k nodes, one in 40k one by one).
-    lowers, uppers = [b.lower for b in buffers], [b.upper for b in buffers]
-    if slack(lowers, uppers, rounded, possible * unit) <= TILING_SLACK:
-        stacks: dict[tuple[int, int], list[int]] = {}
-        for i, life in enumerate(zip(lowers, uppers, strict=True)):
-            stacks.setdefault(life, []).append(i)
-        layouts = [list(stacks.values()), [[i] for i in range(len(buffers))]]
-        tilings = [
-            Tiling(
-                [lowers[k[0]] for k in layout],
-                [uppers[k[0]] for k in layout],
-                [sum(rounded[i] for i in k) // unit for k in layout],
-            )
-            for layout in layouts
-        ]
-        for which, found in _tile(tilings, possible, (best_height - 1) // unit, budget.part(2)):
-            placed = [0] * len(buffers)
-            for members, base in zip(layouts[which], found, strict=True):
-                at = base * unit
-                for i in members:
-                    placed[i], at = at, at + rounded[i]
-            if height(buffers, placed) < best_height:
-                best, best_height = placed, height(buffers, placed)
-            if progress is not None:
-                progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s (tiling)")
-    if best_height <= goal:
-        return best
-    if fits(possible, budget.part(1 if exact_goal else 2)) or exact_goal:
-        return best
-    # A probe's share of what is left, halved each round: an eighth at first (a 32nd left probes too short to find
-    # anything where the goal is far: perfect packings of 450 buffers 1.43-1.48x, now 1.21-1.27x; J 1.10x, now 1.06x).
-    parts = 8
-    while not budget.done() and possible <= (best_height - 1) // unit:
-        low, high = possible, (best_height - 1) // unit
-        while low <= high and not budget.done():
-            capacity = (low + high) // 2
-            if fits(capacity, budget.part(parts)):
-                high = (best_height - 1) // unit
-            else:
-                low = capacity + 1
-        parts = max(parts // 2, 1)
-    return best
-
-
-TILING_SLACK = 0.01
-"""The most slack (the share of the arena under the goal left empty at every step) at which the skyline search
-runs: with more it is a weak heuristic (it fails MiniMalloc's A-K at their capacities)."""
-
-TILING_LEVELS = (0, 10)
-"""The capacities the skyline search tries in turn, in thousandths above the goal: a placement a little above the
-goal is kept while the goal is sought (buffer by buffer, perfect-450-0 had none at 1.000x in 400k nodes and one at
-1.010x in 320k)."""
-
-
-def _tile(tilings: list[Tiling], goal: int, top: int, budget: Budget) -> Iterator[tuple[int, list[int]]]:
-    """Placements in units found by the skyline searches `tilings` within `budget` (which one and its offsets), each
-    under a lower capacity than the one before, from `top` toward `goal`: short runs, each with its own order of
-    candidates (the search's time to a solution is heavy tailed), at each of `TILING_LEVELS` below the last found in
-    turn, each search in turn."""
-    levels = sorted({min(goal + goal * k // 1000, top) for k in TILING_LEVELS})
-    paces = [Pace(budget, node_cost(len(t.size), int((t.last - t.first).sum()))) for t in tilings]
-    restart = 0
-    while levels and not budget.done():
-        for capacity, which in [(c, w) for c in levels for w in range(len(tilings))]:
-            tiling = tilings[which]
-            outcome = paces[which].run(tiling, partial(tiling.run, capacity, seed=restart), 4 * len(tiling.size) + 200)
-            if tiled(outcome):
-                levels = [c for c in levels if c < capacity]
-                yield which, tiling.offsets
-                break
-            if budget.done():
-                return
-        restart += 1
-
-
-def _probe(search: Search, capacity: int, budget: Budget) -> tuple[list[int] | None, bool]:
-    """Offsets in units under `capacity` units found within `budget` by the searches of `BACKJUMPING` and
-    `LEARNING` taking turns, each turn afresh with twice the nodes (None if none found), and whether the complete
-    search proved that there are none."""
-    dives = [Dive(search, Run(capacity, search.rank(keys), backjump=True)) for keys in BACKJUMPING]
-    weights = np.zeros(search.n, dtype=np.int64)
-    pace = Pace(budget, node_cost(search.n, len(search.flat)))
-    nodes = 2 * search.n
-
-    def run(dive: Dive, nodes: int) -> str | None:
-        return pace.run(dive, dive.run, nodes)
-
-    while not budget.done():
-        for dive in dives:
-            if run(dive, nodes) == FOUND:
-                return dive.offsets, False
-        dives = [dive for dive in dives if dive.outcome is None]
-        failures = np.zeros(search.n, dtype=np.int64)
-        learning = Dive(search, Run(capacity, search.rank(LEARNING, weights), failures=failures))
-        outcome = run(learning, nodes)
-        if outcome is not None:
-            return (learning.offsets, False) if outcome == FOUND else (None, True)
-        weights = weights // 2 + failures * 1000 // max(1, int(failures.max()))
-        nodes *= 2
-    return None, False
+    highest = max(range(len(parts)), key=lambda k: heights[k], default=None)
+    return offsets, names[highest] if highest is not None else "best"

@@ -1,8 +1,12 @@
-"""The exact search's loop (`search.py` says what it searches), compiled with numba: each node does a few passes
-over the buffers and sections of its group, which cost a microsecond a step in Python and a nanosecond here.
+"""The exact search's loop (`search.py` says what it searches), one source for two ways: as plain Python over lists
+for short runs of small problems, and compiled by numba over arrays (`compiled.loops` runs this module's source
+again with numba's `njit` as `jit`) for the rest, where each node's passes over the buffers and sections cost a
+nanosecond a step rather than a microsecond. Both visit the same nodes: every array is flat (row r of a table of
+width w at `r * w`), every value an integer below 2^62 or a 64-bit word of a conflict, and nothing here calls
+numpy.
 
-The search is one recursive function over flat arrays. A run stops after a given number of nodes and is not
-resumed: a later run starts afresh with more (the schedule doubles them, so at most half the nodes are redone).
+The search is one recursive function. A run stops after a given number of nodes and is not resumed: a later run
+starts afresh with more (the schedule doubles them, so at most half the nodes are redone).
 
 A conflict (the decisions to blame for a failure) is a set of depths: a row of `WORD`-bit words, with a `tail` bit
 standing for every depth past the row (set by `everything`). A set may only grow past what the reasons say: that
@@ -10,174 +14,187 @@ blames more decisions and so skips fewer, which keeps every search that does not
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+if "jit" not in globals():  # plain Python; `compiled.loops` runs this source again with numba's njit as `jit`
 
-# Rows of the per-buffer array `b`.
+    def jit(f):
+        return f
+
+
+# Rows of the per-buffer table `b` (width: the buffers).
 MINOFF, EXCL_AT, EXCL_DEPTH, PLACED, PLACED_DEPTH, LIFTED_DEPTH, FREE_BESIDE, OFFSET, FAILURES = range(9)
 SIZE, FIRST, LAST, SMALLEST, RANK, FLOOR = range(9, 15)
 BUFFER_ROWS = 15
-# Rows of the per-section array `sec`.
+# Rows of the per-section table `sec` (width: the sections).
 UNPLACED, CROSSING, LOWEST = range(3)
 SECTION_ROWS = 3
 # Slots of the control array `ctl`.
 NODES, LIMIT, DEPTH, CAPACITY, BACKJUMP, COUNT_FAILURES, SAVED, EXCLUSIONS, CHAIN, TAIL, PICK, PICK_LEVEL = range(12)
-PICK_FORCED, HOW_MANY, MOST = 12, 13, 14
-CONTROL = 15
+PICK_FORCED, HOW_MANY, MOST, BUFFERS, SECTIONS, SAVED_WIDTH, DEEPEST = range(12, 19)
+CONTROL = 19
+# Rows of the table `exclusions` (width: `DEEPEST`): the buffer excluded, its exclusion before, the depth of that,
+# and (for the chain of conflicts) the depth of the exclusion.
+EXCLUDED, BEFORE_AT, BEFORE_DEPTH, CHAIN_DEPTH = range(4)
 
 FOUND, FAILED, STOPPED = 1, 0, 2
 """How a node ends: its group placed, no placement below it (the reasons in the conflict), out of nodes."""
 
 WORD = 64
-_BIG = np.int64(1 << 60)
+BIG = 1 << 60
 
 
-@njit(cache=True)
+@jit
 def _has(res, ctl, d):
-    if d >= res.shape[0] * WORD:
+    if d >= len(res) * WORD:
         return ctl[TAIL] != 0
-    return (res[d // WORD] >> np.uint64(d % WORD)) & np.uint64(1) != 0
+    return (res[d // WORD] >> (d % WORD)) & 1 != 0
 
 
-@njit(cache=True)
+@jit
 def _add(res, d):
-    if d < res.shape[0] * WORD:
-        res[d // WORD] |= np.uint64(1) << np.uint64(d % WORD)
+    if d < len(res) * WORD:
+        res[d // WORD] |= 1 << (d % WORD)
 
 
-@njit(cache=True)
+@jit
 def _drop(res, d):
-    if d < res.shape[0] * WORD:
-        res[d // WORD] &= ~(np.uint64(1) << np.uint64(d % WORD))
+    if d < len(res) * WORD:
+        res[d // WORD] &= ~(1 << (d % WORD))
 
 
-@njit(cache=True)
+@jit
 def everything(res, ctl):
     """Sets the conflict `res` to every decision."""
-    res[:] = ~np.uint64(0)
+    for w in range(len(res)):
+        res[w] = -1
     ctl[TAIL] = 1
 
 
-@njit(cache=True)
+@jit
 def _nothing(res, ctl):
-    res[:] = np.uint64(0)
+    for w in range(len(res)):
+        res[w] = 0
     ctl[TAIL] = 0
 
 
-@njit(cache=True)
-def _group(b, by_first, first_at, lo, hi, out):
+@jit
+def _group(b, ctl, by_first, first_at, lo, hi, out):
     """The unplaced buffers of the group over sections `[lo, hi)` (no unplaced buffer crosses its ends), in
     `out`; how many."""
+    n = ctl[BUFFERS]
     k = 0
     for p in range(first_at[lo], first_at[hi]):
         i = by_first[p]
-        if b[PLACED, i] == 0:
+        if b[PLACED * n + i] == 0:
             out[k] = i
             k += 1
     return k
 
 
-@njit(cache=True)
-def _unplaced_in(b, by_first, first_at, lo, hi):
+@jit
+def _unplaced_in(b, ctl, by_first, first_at, lo, hi):
     """Whether an unplaced buffer starts in sections `[lo, hi)`."""
+    n = ctl[BUFFERS]
     for p in range(first_at[lo], first_at[hi]):  # noqa: SIM110 (numba compiles the loop, not a generator)
-        if b[PLACED, by_first[p]] == 0:
+        if b[PLACED * n + by_first[p]] == 0:
             return True
     return False
 
 
-@njit(cache=True)
+@jit
 def _blame_section(b, mem_ptr, mem_idx, ctl, res, s):
     """The decisions that leave section `s` short of room: for each of its unplaced buffers, its exclusion or the
     placement that last lifted its floor, when either alone lifts it high enough (else every decision)."""
+    n = ctl[BUFFERS]
     total = 0
     for p in range(mem_ptr[s], mem_ptr[s + 1]):
         u = mem_idx[p]
-        if b[PLACED, u] == 0:
-            total += b[SIZE, u]
+        if b[PLACED * n + u] == 0:
+            total += b[SIZE * n + u]
     low = ctl[CAPACITY] - total + 1
     _nothing(res, ctl)
     for p in range(mem_ptr[s], mem_ptr[s + 1]):
         u = mem_idx[p]
-        if b[PLACED, u] != 0:
+        if b[PLACED * n + u] != 0:
             continue
-        excluded = b[EXCL_AT, u] == b[MINOFF, u]
-        if excluded and b[EXCL_AT, u] + b[SMALLEST, u] >= low:
-            _add(res, b[EXCL_DEPTH, u])
-        elif b[MINOFF, u] >= low:
-            _add(res, b[LIFTED_DEPTH, u])
+        excluded = b[EXCL_AT * n + u] == b[MINOFF * n + u]
+        if excluded and b[EXCL_AT * n + u] + b[SMALLEST * n + u] >= low:
+            _add(res, b[EXCL_DEPTH * n + u])
+        elif b[MINOFF * n + u] >= low:
+            _add(res, b[LIFTED_DEPTH * n + u])
         else:
             everything(res, ctl)
             return
 
 
-@njit(cache=True)
+@jit
 def _blame_stranded(b, bes_ptr, bes_idx, ctl, res, j):
     """The decisions that leave excluded buffer `j` nothing to rest on: its exclusion and every placement beside
     it."""
+    n = ctl[BUFFERS]
     _nothing(res, ctl)
-    _add(res, b[EXCL_DEPTH, j])
+    _add(res, b[EXCL_DEPTH * n + j])
     for p in range(bes_ptr[j], bes_ptr[j + 1]):
-        _add(res, b[PLACED_DEPTH, bes_idx[p]])
+        _add(res, b[PLACED_DEPTH * n + bes_idx[p]])
 
 
-@njit(cache=True)
+@jit
 def _decide(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, res, free, lo, hi):
     """FOUND when the group over `[lo, hi)` is all placed; FAILED when this node fails (its reasons in `res`);
     else STOPPED, with the buffer to decide next, its level and whether it is placed without a branch in `ctl`."""
-    k = _group(b, by_first, first_at, lo, hi, free)
+    n, m = ctl[BUFFERS], ctl[SECTIONS]
+    k = _group(b, ctl, by_first, first_at, lo, hi, free)
     if k == 0:
         return FOUND
     capacity = ctl[CAPACITY]
     any_excluded = False
-    level = _BIG
+    level = BIG
     for q in range(k):
         i = free[q]
-        if b[EXCL_AT, i] == b[MINOFF, i]:
+        if b[EXCL_AT * n + i] == b[MINOFF * n + i]:
             any_excluded = True
-        elif b[MINOFF, i] < level:
-            level = b[MINOFF, i]
+        elif b[MINOFF * n + i] < level:
+            level = b[MINOFF * n + i]
     if any_excluded:
-        if level == _BIG:  # every unplaced buffer is excluded where it stands
+        if level == BIG:  # every unplaced buffer is excluded where it stands
             everything(res, ctl)
             return FAILED
         stranded = -1
         for q in range(k):
             i = free[q]
-            if b[EXCL_AT, i] == b[MINOFF, i]:
-                if b[MINOFF, i] + b[SIZE, i] <= level:  # it fits below: that placement is searched already
+            if b[EXCL_AT * n + i] == b[MINOFF * n + i]:
+                if b[MINOFF * n + i] + b[SIZE * n + i] <= level:  # it fits below: that placement is searched already
                     everything(res, ctl)
                     return FAILED
-                if b[FREE_BESIDE, i] == 0 and (stranded < 0 or i < stranded):
+                if b[FREE_BESIDE * n + i] == 0 and (stranded < 0 or i < stranded):
                     stranded = i
         if stranded >= 0:
             _blame_stranded(b, bes_ptr, bes_idx, ctl, res, stranded)
             return FAILED
         for q in range(k):
             i = free[q]
-            excluded = b[EXCL_AT, i] == b[MINOFF, i]
-            b[FLOOR, i] = level + b[SMALLEST, i] if excluded else b[MINOFF, i]
+            excluded = b[EXCL_AT * n + i] == b[MINOFF * n + i]
+            b[FLOOR * n + i] = level + b[SMALLEST * n + i] if excluded else b[MINOFF * n + i]
     else:
         for q in range(k):
-            b[FLOOR, free[q]] = b[MINOFF, free[q]]
+            b[FLOOR * n + free[q]] = b[MINOFF * n + free[q]]
     # The lowest floor of each section's unplaced buffers (each lies inside the group's sections).
-    lowest = sec[LOWEST]
-    lowest[lo:hi] = _BIG
+    for s in range(lo, hi):
+        sec[LOWEST * m + s] = BIG
     for q in range(k):
         i = free[q]
-        floor = b[FLOOR, i]
-        for s in range(b[FIRST, i], b[LAST, i]):
-            if floor < lowest[s]:
-                lowest[s] = floor
-    worst, worst_need = -1, -_BIG
+        floor = b[FLOOR * n + i]
+        for s in range(b[FIRST * n + i], b[LAST * n + i]):
+            if floor < sec[LOWEST * m + s]:
+                sec[LOWEST * m + s] = floor
+    worst, worst_need = -1, -BIG
     for s in range(lo, hi):
-        need = min(lowest[s], capacity) + sec[UNPLACED, s]
+        need = min(sec[LOWEST * m + s], capacity) + sec[UNPLACED * m + s]
         if need > worst_need:
             worst, worst_need = s, need
     if worst_need > capacity:
         if ctl[COUNT_FAILURES]:
             for p in range(mem_ptr[worst], mem_ptr[worst + 1]):
-                b[FAILURES, mem_idx[p]] += 1
+                b[FAILURES * n + mem_idx[p]] += 1
         if ctl[BACKJUMP]:
             _blame_section(b, mem_ptr, mem_idx, ctl, res, worst)
         else:
@@ -186,12 +203,12 @@ def _decide(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at,
     hatless, best = -1, -1
     for q in range(k):
         i = free[q]
-        if b[MINOFF, i] != level or b[EXCL_AT, i] == b[MINOFF, i]:
+        if b[MINOFF * n + i] != level or b[EXCL_AT * n + i] == b[MINOFF * n + i]:
             continue
-        if b[FREE_BESIDE, i] == 0:
+        if b[FREE_BESIDE * n + i] == 0:
             if hatless < 0 or i < hatless:
                 hatless = i
-        elif best < 0 or b[RANK, i] < b[RANK, best] or (b[RANK, i] == b[RANK, best] and i < best):
+        elif best < 0 or b[RANK * n + i] < b[RANK * n + best] or (b[RANK * n + i] == b[RANK * n + best] and i < best):
             best = i
     ctl[PICK_LEVEL] = level
     if hatless >= 0:
@@ -201,7 +218,7 @@ def _decide(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at,
     return STOPPED
 
 
-@njit(cache=True)
+@jit
 def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, saved, exclusions, chain, bits, res,
          free, lo, hi):  # fmt: skip
     """Searches the unplaced buffers of the group over sections `[lo, hi)`: FOUND (their offsets in `b`), FAILED
@@ -209,6 +226,7 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
     ctl[NODES] += 1
     if ctl[NODES] > ctl[LIMIT]:
         return STOPPED
+    n, m, width, deepest, words = ctl[BUFFERS], ctl[SECTIONS], ctl[SAVED_WIDTH], ctl[DEEPEST], len(res)
     ex_base, chain_base = ctl[EXCLUSIONS], ctl[CHAIN]
     outcome = FAILED
     while True:
@@ -220,32 +238,32 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
         d = ctl[DEPTH]
         # Place c at level.
         ctl[DEPTH] += 1
-        b[PLACED, c], b[OFFSET, c], b[PLACED_DEPTH, c] = 1, level, d
-        top = level + b[SIZE, c]
+        b[PLACED * n + c], b[OFFSET * n + c], b[PLACED_DEPTH * n + c] = 1, level, d
+        top = level + b[SIZE * n + c]
         base = ctl[SAVED]
         for p in range(bes_ptr[c], bes_ptr[c + 1]):
             j = bes_idx[p]
-            before = b[MINOFF, j]
-            saved[0, base + p - bes_ptr[c]] = before
-            saved[1, base + p - bes_ptr[c]] = b[LIFTED_DEPTH, j]
+            before = b[MINOFF * n + j]
+            saved[base + p - bes_ptr[c]] = before
+            saved[width + base + p - bes_ptr[c]] = b[LIFTED_DEPTH * n + j]
             if before < top:
-                b[MINOFF, j] = top
+                b[MINOFF * n + j] = top
                 if ctl[BACKJUMP]:
-                    b[LIFTED_DEPTH, j] = d
-            b[FREE_BESIDE, j] -= 1
+                    b[LIFTED_DEPTH * n + j] = d
+            b[FREE_BESIDE * n + j] -= 1
         ctl[SAVED] = base + bes_ptr[c + 1] - bes_ptr[c]
         ctl[HOW_MANY] += 1
         ctl[MOST] = max(ctl[MOST], ctl[HOW_MANY])
-        first, last = b[FIRST, c], b[LAST, c]
+        first, last = b[FIRST * n + c], b[LAST * n + c]
         for s in range(first, last):
-            sec[UNPLACED, s] -= b[SIZE, c]
+            sec[UNPLACED * m + s] -= b[SIZE * n + c]
         for s in range(first, last - 1):
-            sec[CROSSING, s] -= 1
+            sec[CROSSING * m + s] -= 1
         # Search on: the stretches between sections that no unplaced buffer crosses apart, each in turn.
         x, y = max(first, lo), min(last - 1, hi - 1)
         apart = False
         for s in range(x, y):
-            if sec[CROSSING, s] == 0:
+            if sec[CROSSING * m + s] == 0:
                 apart = True
                 break
         if not apart:
@@ -254,10 +272,10 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
         else:
             result, start = FOUND, lo
             for s in range(x, y + 1):
-                if s < y and sec[CROSSING, s] != 0:
+                if s < y and sec[CROSSING * m + s] != 0:
                     continue
                 end = s + 1 if s < y else hi
-                if _unplaced_in(b, by_first, first_at, start, end):
+                if _unplaced_in(b, ctl, by_first, first_at, start, end):
                     result = node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, saved,
                                   exclusions, chain, bits, res, free, start, end)  # fmt: skip
                     if result != FOUND:
@@ -265,16 +283,16 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
                 start = end
         # Take c back.
         for s in range(first, last - 1):
-            sec[CROSSING, s] += 1
+            sec[CROSSING * m + s] += 1
         for s in range(first, last):
-            sec[UNPLACED, s] += b[SIZE, c]
+            sec[UNPLACED * m + s] += b[SIZE * n + c]
         ctl[SAVED] = base
         for p in range(bes_ptr[c], bes_ptr[c + 1]):
             j = bes_idx[p]
-            b[FREE_BESIDE, j] += 1
-            b[MINOFF, j] = saved[0, base + p - bes_ptr[c]]
-            b[LIFTED_DEPTH, j] = saved[1, base + p - bes_ptr[c]]
-        b[PLACED, c] = 0
+            b[FREE_BESIDE * n + j] += 1
+            b[MINOFF * n + j] = saved[base + p - bes_ptr[c]]
+            b[LIFTED_DEPTH * n + j] = saved[width + base + p - bes_ptr[c]]
+        b[PLACED * n + c] = 0
         ctl[HOW_MANY] -= 1
         ctl[DEPTH] -= 1
         if result != FAILED:
@@ -288,29 +306,34 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
             break
         # Leave c out at this level, remembering why placing it failed.
         e = ctl[EXCLUSIONS]
-        if e == exclusions.shape[1]:  # deeper than the rows made for it: end the run unfinished
+        if e == deepest:  # deeper than the rows made for it: end the run unfinished
             outcome = STOPPED
             break
-        exclusions[0, e], exclusions[1, e], exclusions[2, e] = c, b[EXCL_AT, c], b[EXCL_DEPTH, c]
+        exclusions[EXCLUDED * deepest + e] = c
+        exclusions[BEFORE_AT * deepest + e] = b[EXCL_AT * n + c]
+        exclusions[BEFORE_DEPTH * deepest + e] = b[EXCL_DEPTH * n + c]
         ctl[EXCLUSIONS] = e + 1
         h = ctl[CHAIN]
-        exclusions[3, h] = d
-        bits[h, :] = res
+        exclusions[CHAIN_DEPTH * deepest + h] = d
+        for w in range(words):
+            bits[h * words + w] = res[w]
         chain[h] = ctl[TAIL]
         ctl[CHAIN] = h + 1
-        b[EXCL_AT, c], b[EXCL_DEPTH, c] = level, d
+        b[EXCL_AT * n + c], b[EXCL_DEPTH * n + c] = level, d
         ctl[DEPTH] += 1
     for e in range(ctl[EXCLUSIONS] - 1, ex_base - 1, -1):
-        c = exclusions[0, e]
-        b[EXCL_AT, c], b[EXCL_DEPTH, c] = exclusions[1, e], exclusions[2, e]
+        c = exclusions[EXCLUDED * deepest + e]
+        b[EXCL_AT * n + c] = exclusions[BEFORE_AT * deepest + e]
+        b[EXCL_DEPTH * n + c] = exclusions[BEFORE_DEPTH * deepest + e]
     ctl[DEPTH] -= ctl[EXCLUSIONS] - ex_base
     ctl[EXCLUSIONS] = ex_base
     if outcome == FAILED:
         for h in range(ctl[CHAIN] - 1, chain_base - 1, -1):
-            d = exclusions[3, h]
+            d = exclusions[CHAIN_DEPTH * deepest + h]
             if _has(res, ctl, d):
                 if ctl[BACKJUMP]:
-                    res |= bits[h]
+                    for w in range(words):
+                        res[w] |= bits[h * words + w]
                     ctl[TAIL] |= chain[h]
                     _drop(res, d)
                 else:

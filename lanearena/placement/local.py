@@ -1,16 +1,14 @@
 """A local search below the greedy placements, for groups too large for the exact search: iterated greedy. The
 buffer that sets the height is moved earlier in the order (it is placed before those that pushed it up), and now
 and then two buffers swap; each order is placed first fit, and the lowest placement is kept, until the target
-height or the end of the budget."""
+height, the end of the budget or the end of its patience (`budget.PATIENCE`)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from lanearena.placement.budget import GREEDY_COST, Budget
+from lanearena.placement.budget import GREEDY_COST, Budget, Patience
 from lanearena.placement.greedy import Placer
 from lanearena.placement.problem import Buffer, height
 
@@ -21,25 +19,31 @@ def improve(
     alignment: int,
     target: int,
     budget: Budget,
+    patience: Patience,
     progress: Callable[[str], None] | None = None,
     seed: int = 0,
 ) -> list[int]:
-    """A placement no higher than `offsets`, as low as found with `budget`; stops once at most `target`."""
+    """A placement no higher than `offsets`, as low as found with `budget`; stops once at most `target`, when the
+    budget cannot pay for a whole placement of the group, or at the end of `patience`."""
     rng = random.Random(seed)
     best, best_height = list(offsets), height(buffers, offsets)
     placer = Placer(buffers, alignment)
     # Start from the order the placement itself implies: lowest offsets first, then larger.
     order = sorted(range(len(buffers)), key=lambda i: (offsets[i], -buffers[i].size))
     tries = 0
-    while best_height > target and not budget.done():
+    whole = GREEDY_COST * len(buffers)  # the work of a whole placement
+    while best_height > target and not patience.done() and not budget.done():
+        if budget.left is not None and budget.left < whole:  # a try that places them all could not be paid for
+            break
         tries += 1
-        found, placed = placer.run(np.array(order, dtype=np.int64), "first", best_height - 1)
+        found, placed = placer.run(order, "first", best_height - 1)
         # A try costs its placements and a pass over the order.
         budget.spend(GREEDY_COST * placed + len(order))
-        top = int((found + placer.size).max())
+        top = found[order[placed - 1]] + buffers[order[placed - 1]].size
         over = placed - 1 if top > best_height - 1 else len(order)
+        patience.spend(GREEDY_COST * placed + len(order), over == len(order))
         if over == len(order):
-            best, best_height = found.tolist(), top
+            best, best_height = found, height(buffers, found)
             if progress is not None:
                 progress(f"search: best={best_height} target={target} tries={tries}")
             continue

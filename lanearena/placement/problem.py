@@ -1,5 +1,6 @@
 """The placement problem over plain data: buffers live over half-open step ranges, each to be given an offset so
-that no two buffers live at once share a byte."""
+that no two buffers live at once share a byte. Everything here is in Python's exact integers; a large problem's
+bound and check run compiled (`compiled.py`, loaded only then), where the values are known to fit in 64 bits."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from numba import njit
+LIMIT = 1 << 62
+"""Every step, size and offset the placement takes, and the sum of the sizes, stay below this: the compiled loops
+count in 64-bit integers, and with this headroom no sum or end they form can wrap."""
+
+COMPILED_FROM = 20_000
+"""The buffers from which the bound and the check run compiled (below it, Python takes at most a few tens of
+milliseconds; loading numpy and the compiled sweep takes longer)."""
 
 
 @dataclass(frozen=True)
@@ -33,96 +39,72 @@ class Placement:
 
 
 class PlacementError(Exception):
-    """No placement could be made as asked (an unknown algorithm, a capacity not reached in time)."""
+    """No placement could be made as asked (an unknown algorithm, a capacity not reached in time, a problem too
+    large to count in 64 bits)."""
+
+
+def columns(buffers: Sequence[Buffer]) -> tuple[list[int], list[int], list[int]]:
+    """The buffers' lowers, uppers and sizes."""
+    return [b.lower for b in buffers], [b.upper for b in buffers], [b.size for b in buffers]
+
+
+def step_ranks(lowers: Sequence[int], uppers: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Each life as ranks among the steps where lives start or end: `[first, last)`."""
+    rank = {step: k for k, step in enumerate(sorted({*lowers, *uppers}))}
+    return [rank[s] for s in lowers], [rank[s] for s in uppers]
+
+
+def refuse_oversized(buffers: Sequence[Buffer], alignment: int) -> None:
+    """A `PlacementError` where a step, a size, the alignment or the sum of the sizes (rounded up to the alignment:
+    the highest any placement can reach) is not below `LIMIT`, or a life or a size is empty."""
+    for b in buffers:
+        if not (0 <= b.lower < b.upper < LIMIT and 0 < b.size < LIMIT):
+            raise PlacementError(
+                f"buffer {b.id}: life [{b.lower}, {b.upper}) and size {b.size} must satisfy "
+                f"0 <= lower < upper < 2^62 and 0 < size < 2^62"
+            )
+    if not 0 < alignment < LIMIT:
+        raise PlacementError(f"alignment {alignment} must be positive and below 2^62")
+    total = sum(-(-b.size // alignment) * alignment for b in buffers)
+    if total >= LIMIT:
+        raise PlacementError(f"the sizes add up to {total} bytes aligned, past 2^62: too large to place")
 
 
 def lower_bound(buffers: Sequence[Buffer]) -> int:
     """The most bytes live at one step: no placement is lower."""
-    if not buffers:
-        return 0
-    steps = np.array([b.lower for b in buffers] + [b.upper for b in buffers], dtype=np.int64)
-    size = np.array([b.size for b in buffers], dtype=np.int64)
-    delta = np.concatenate([size, -size])
-    # At equal steps the ends (negative) come first: half-open lives.
-    by = np.argsort(2 * steps + (delta > 0), kind="stable")
-    return max(int(np.cumsum(delta[by]).max()), 0)
+    if buffers and len(buffers) >= COMPILED_FROM:
+        from lanearena.placement import compiled
+
+        bound = compiled.lower_bound(*columns(buffers))
+        if bound is not None:
+            return bound
+    # At equal steps the ends (0) come before the starts (1): lives are half-open.
+    events = sorted([(b.upper, 0, -b.size) for b in buffers] + [(b.lower, 1, b.size) for b in buffers])
+    live = most = 0
+    for _, _, size in events:
+        live += size
+        most = max(most, live)
+    return most
 
 
 def height(buffers: Sequence[Buffer], offsets: Sequence[int]) -> int:
     """The highest end of the placed buffers, 0 for none."""
-    if not buffers:
-        return 0
-    return int((np.array(offsets, dtype=np.int64) + np.array([b.size for b in buffers], dtype=np.int64)).max())
+    return max((o + b.size for b, o in zip(buffers, offsets, strict=True)), default=0)
 
 
 def check(buffers: Sequence[Buffer], offsets: Sequence[int], alignment: int = 1) -> list[str]:
     """Every misaligned or negative offset and, sweeping the steps, a pair of live buffers sharing bytes for each
-    buffer that starts over another; [] when the placement is valid."""
+    buffer that starts over another; [] when the placement is valid. Exact for any integers."""
     if len(offsets) != len(buffers):
         return [f"{len(offsets)} offsets for {len(buffers)} buffers"]
-    if not buffers:
-        return []
-    # The same sweep compiled, to pass a valid placement of a million buffers in a second; the messages of an
-    # invalid one come from the sweep below.
-    lower = np.array([b.lower for b in buffers], dtype=np.int64)
-    upper = np.array([b.upper for b in buffers], dtype=np.int64)
-    start = np.array(offsets, dtype=np.int64)
-    end = start + np.array([b.size for b in buffers], dtype=np.int64)
-    # The ends (i) before the starts (n + i) at one step, each in input order; the buffers by offset, then end.
-    events = np.argsort(2 * np.concatenate([upper, lower]) + np.repeat([0, 1], len(buffers)), kind="stable")
-    by_end = np.argsort(end, kind="stable")
-    by_offset = by_end[np.argsort(start[by_end], kind="stable")]
-    if (start >= 0).all() and not (start % alignment).any() and not _overlap(events, by_offset, start, end):
-        return []
+    if buffers and len(buffers) >= COMPILED_FROM:
+        from lanearena.placement import compiled
+
+        # The same sweep compiled, to pass a valid placement of a million buffers in a second; the messages of an
+        # invalid one (or of values too large for it) come from the sweep below.
+        if compiled.valid(*columns(buffers), offsets, alignment):
+            return []
     return _problems(buffers, offsets, alignment)
-
-
-@njit(cache=True)
-def _overlap(events, by_offset, start, end):
-    """Whether the sweep of `events` (buffer i's end as i, its start as n + i, in order) finds a starting buffer
-    sharing bytes with the live one just below or above it by offset (`by_offset`: the buffers in that order). The
-    live buffers are a set of ranks in that order, kept in a tree of counts."""
-    n = start.shape[0]
-    rank = np.empty(n, dtype=np.int64)
-    rank[by_offset] = np.arange(n)
-    size = 1
-    while size < n:
-        size <<= 1
-    count = np.zeros(2 * size, dtype=np.int64)
-    for e in events:
-        i = e % n
-        r = rank[i]
-        if e < n:  # an end
-            v = r + size
-            while v:
-                count[v] -= 1
-                v >>= 1
-            continue
-        v = r + size  # the live rank just below r
-        while v > 1 and not (v & 1 and count[v - 1] > 0):
-            v >>= 1
-        if v > 1:
-            v -= 1
-            while v < size:
-                v = 2 * v + 1 if count[2 * v + 1] > 0 else 2 * v
-            j = by_offset[v - size]
-            if start[j] < end[i] and start[i] < end[j]:
-                return True
-        v = r + size  # the live rank just above r
-        while v > 1 and not (not v & 1 and count[v + 1] > 0):
-            v >>= 1
-        if v > 1:
-            v += 1
-            while v < size:
-                v = 2 * v if count[2 * v] > 0 else 2 * v + 1
-            j = by_offset[v - size]
-            if start[j] < end[i] and start[i] < end[j]:
-                return True
-        v = r + size
-        while v:
-            count[v] += 1
-            v >>= 1
-    return False
 
 
 def _problems(buffers: Sequence[Buffer], offsets: Sequence[int], alignment: int) -> list[str]:

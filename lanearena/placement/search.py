@@ -18,22 +18,30 @@ With `backjump`, a failure also names the decisions that caused it, and the sear
 does not name. That is a heuristic here (the reasons are not complete in the canonical order), so such a search can
 miss a solution, and only a search without it proves that none exists.
 
-A search (`Dive`) runs afresh with a given number of nodes; the loop itself is compiled (`dive.py`)."""
+A search (`Dive`) runs afresh with a given number of nodes; its loop is `dive.node`, run in Python for a short run
+of a small group and compiled otherwise (the same nodes either way)."""
 
 from __future__ import annotations
 
 import bisect
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import Any
 
 from lanearena.placement import dive
 
 FOUND, EXHAUSTED = "found", "exhausted"
 """How a search ends: a solution, or no solution in its tree (a proof when not backjumping)."""
 
-_BIG = np.int64(1 << 60)
+PYTHON_WORK = 20_000
+"""The most nodes times buffers and sections of its group that a run takes in Python (measured: about 2 microseconds
+each, so at most 40 ms: a search of a small step that ends within it loads no numba). A run given more that has not
+ended by then runs again from the start compiled, to the same end, and so does every later run of its group."""
+
+PYTHON_BESIDE = 500
+"""The most buffers of a group whose neighbours are found in Python (past it, numpy's test of all lives against each
+is quicker: 3,000 buffers in 0.05 s rather than 1 s)."""
 
 
 @dataclass
@@ -42,19 +50,23 @@ class Run:
     backjumping, and where to add up section failures by buffer (or None)."""
 
     capacity: int
-    rank: np.ndarray
+    rank: list[int]
     backjump: bool = False
-    failures: np.ndarray | None = None
+    failures: list[int] | None = None
 
 
 class Search:
     """The static data of one group of buffers (lives `[lowers, uppers)`, sizes in units; at least one): its
-    sections, each buffer's span of sections and the buffers live beside it."""
+    sections, each buffer's span of sections and the buffers live beside it, as the loop takes them (flat lists:
+    members and neighbours as offsets into one list each, the buffers by first section with where each section's
+    starters begin)."""
 
     def __init__(self, lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int]):
         n = len(sizes)
         ends = sorted(set(uppers))
         self.n, self.sections = n, len(ends)
+        self.compiled = False  # whether its runs have outgrown Python (`PYTHON_WORK`)
+        self.arrays: Any = None  # its lists as the compiled loop takes them (arrays), once it runs compiled
         self.span = [
             (bisect.bisect_right(ends, lo), bisect.bisect_left(ends, up) + 1)
             for lo, up in zip(lowers, uppers, strict=True)
@@ -63,92 +75,136 @@ class Search:
         for i, (a, b) in enumerate(self.span):
             for s in range(a, b):
                 members[s].append(i)
-        self.members = [np.array(m, dtype=np.intp) for m in members]
-        self.flat = np.concatenate(self.members).astype(np.int64)
-        self.starts = np.cumsum([0] + [len(m) for m in members[:-1]]).astype(np.intp)
-        self.first = np.array([a for a, _ in self.span], dtype=np.intp)
-        self.last = np.array([b for _, b in self.span], dtype=np.intp)
-        self.size = np.array(sizes, dtype=np.int64)
-        self.sizes = [int(s) for s in sizes]
-        low, up = np.array(lowers, dtype=np.int64), np.array(uppers, dtype=np.int64)
-        self.beside = []
-        for i in range(n):
-            near = (low < uppers[i]) & (up > lowers[i])
-            near[i] = False
-            self.beside.append(np.flatnonzero(near))
-        self.smallest_beside = np.array([self.size[b].min() if len(b) else _BIG for b in self.beside], dtype=np.int64)
-        self.load = np.add.reduceat(self.size[self.flat], self.starts)
-        self.cuts = np.zeros(self.sections, dtype=np.int64)
-        for a, b in self.span:
-            self.cuts[a : b - 1] += 1
-        self.width = up - low
-        self.peak = np.array([self.load[a:b].max() for a, b in self.span], dtype=np.int64)
-        # The same in the compiled loop's flat form: members and neighbours as offsets into one array each, and the
-        # buffers by first section with where each section's starters begin.
-        self.member_at = np.append(self.starts, len(self.flat)).astype(np.int64)
-        self.beside_at = np.cumsum([0] + [len(b) for b in self.beside]).astype(np.int64)
-        self.beside_flat = np.concatenate(self.beside).astype(np.int64) if n else np.zeros(0, dtype=np.int64)
-        self.by_first = np.argsort(self.first, kind="stable").astype(np.int64)
-        self.first_at = np.searchsorted(self.first[self.by_first], np.arange(self.sections + 1)).astype(np.int64)
+        self.members = members
+        self.flat = [i for m in members for i in m]
+        self.member_at = _offsets(members)
+        self.first = [a for a, _ in self.span]
+        self.last = [b for _, b in self.span]
+        self.size = list(sizes)
+        if n > PYTHON_BESIDE:
+            from lanearena.placement import compiled
 
-    def rank(self, keys: str, weights: np.ndarray | None = None) -> np.ndarray:
+            self.beside = compiled.beside(lowers, uppers)
+        else:
+            by_lower = sorted(range(n), key=lowers.__getitem__)
+            starts = [lowers[i] for i in by_lower]
+            self.beside = [  # those that start before i ends and end after it starts, but i
+                sorted(j for j in by_lower[: bisect.bisect_left(starts, up)] if uppers[j] > lo and j != i)
+                for i, (lo, up) in enumerate(zip(lowers, uppers, strict=True))
+            ]
+        self.beside_at = _offsets(self.beside)
+        self.beside_flat = [j for b in self.beside for j in b]
+        size_of = self.size.__getitem__
+        self.smallest_beside = [min(map(size_of, b), default=dive.BIG) for b in self.beside]
+        self.load = [sum(map(size_of, m)) for m in members]
+        self.cuts = [0] * self.sections
+        for a, b in self.span:
+            for s in range(a, b - 1):
+                self.cuts[s] += 1
+        self.width = [up - lo for lo, up in zip(lowers, uppers, strict=True)]
+        self.peak = [max(self.load[a:b]) for a, b in self.span]
+        self.by_first = sorted(range(n), key=self.first.__getitem__)
+        firsts = [self.first[i] for i in self.by_first]
+        self.first_at = [bisect.bisect_left(firsts, s) for s in range(self.sections + 1)]
+
+    def rank(self, keys: str, weights: Sequence[int] | None = None) -> list[int]:
         """Each buffer's rank when sorted by `keys`, each largest first: W(idth of life), A(rea), T(he most bytes
         live at a step of its life), Z (size), F(ailures, `weights`); ties by index."""
-        values = {"W": self.width, "A": self.width * self.size, "T": self.peak, "Z": self.size}
-        if weights is not None:
-            values["F"] = weights
-        order = np.lexsort((np.arange(self.n), *(-values[k] for k in reversed(keys))))
-        rank = np.empty(self.n, dtype=np.int64)
-        rank[order] = np.arange(self.n)
+        values = {"W": self.width, "A": [w * z for w, z in zip(self.width, self.size, strict=True)]}
+        values.update(T=self.peak, Z=self.size, F=list(weights or []))
+        order = sorted(range(self.n), key=lambda i: [-values[k][i] for k in keys])
+        rank = [0] * self.n
+        for r, i in enumerate(order):
+            rank[i] = r
         return rank
 
 
+def _offsets(lists: list[list[int]]) -> list[int]:
+    """Where each list starts in their concatenation, and where the last ends."""
+    at = [0]
+    for x in lists:
+        at.append(at[-1] + len(x))
+    return at
+
+
 class Dive:
-    """Searches of a `Search` under a `Run`, each afresh with a number of nodes (`run`); the loop is `dive.node`."""
+    """Searches of a `Search` under a `Run`, each afresh with a number of nodes (`run`); the loop is `dive.node`,
+    in Python for a short run of a small group, else compiled."""
 
     def __init__(self, search: Search, p: Run):
-        n, s = search.n, search
         self.s, self.p = search, p
         self.nodes = self.most = 0  # nodes searched and the most buffers placed at once, in the last run
         self.outcome: str | None = None
-        b = np.zeros((dive.BUFFER_ROWS, n), dtype=np.int64)
-        b[dive.SIZE], b[dive.FIRST], b[dive.LAST] = s.size, s.first, s.last
-        b[dive.SMALLEST], b[dive.RANK] = s.smallest_beside, p.rank
-        self._b = b
-        deepest = 4 * n + 64
-        self._saved = np.zeros((2, max(len(s.beside_flat), 1)), dtype=np.int64)
-        self._exclusions = np.zeros((4, deepest), dtype=np.int64)
-        self._chain = np.zeros(deepest, dtype=np.int64)
-        words = (deepest + dive.WORD - 1) // dive.WORD
-        self._bits = np.zeros((deepest, words), dtype=np.uint64)
-        self._res = np.zeros(words, dtype=np.uint64)
-        self._free = np.zeros(n, dtype=np.int64)
+        self._offsets: list[int] = []
+        self._scratch: Any = None  # the loop's working rows (written before read, so kept from run to run)
+        self.start: Any = None  # the tables a run starts from, as the compiled loop takes them
 
     def run(self, nodes: int) -> str | None:
         """Searches afresh, `nodes` nodes at most: FOUND or EXHAUSTED if it ends, else None (also in `outcome`)."""
-        s, p, b = self.s, self.p, self._b
-        if int(s.load.max()) > p.capacity:
+        if max(self.s.load) > self.p.capacity:
             self.nodes, self.outcome = 0, EXHAUSTED
             return self.outcome
-        b[: dive.SIZE] = 0
-        b[dive.EXCL_AT] = -1
-        b[dive.FREE_BESIDE] = np.diff(s.beside_at)
-        sec = np.zeros((dive.SECTION_ROWS, s.sections), dtype=np.int64)
-        sec[dive.UNPLACED], sec[dive.CROSSING] = s.load, s.cuts
-        ctl = np.zeros(dive.CONTROL, dtype=np.int64)
-        ctl[dive.LIMIT], ctl[dive.CAPACITY] = nodes, p.capacity
-        ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = p.backjump, p.failures is not None
-        ending = dive.node(
-            b, sec, ctl, s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at, self._saved,
-            self._exclusions, self._chain, self._bits, self._res, self._free, 0, s.sections,
-        )  # fmt: skip
-        if p.failures is not None:
-            p.failures += b[dive.FAILURES]
-        self.nodes, self.most = int(ctl[dive.NODES]), int(ctl[dive.MOST])
-        self.outcome = {dive.FOUND: FOUND, dive.FAILED: EXHAUSTED}.get(int(ending))
+        python_nodes = PYTHON_WORK // (self.s.n + self.s.sections)
+        if self.s.compiled:
+            ending, ctl, b = self._run(nodes, compiled=True)
+        else:
+            ending, ctl, b = self._run(min(nodes, python_nodes), compiled=False)
+            if ending == dive.STOPPED and nodes > python_nodes:
+                self.s.compiled = True
+                ending, ctl, b = self._run(nodes, compiled=True)
+        n = self.s.n
+        if self.p.failures is not None:
+            for i in range(n):
+                self.p.failures[i] += b[dive.FAILURES * n + i]
+        self.nodes, self.most = ctl[dive.NODES], ctl[dive.MOST]
+        self._offsets = b[dive.OFFSET * n : dive.OFFSET * n + n]
+        self.outcome = {dive.FOUND: FOUND, dive.FAILED: EXHAUSTED}.get(ending)
         return self.outcome
+
+    def tables(self) -> tuple[list[int], list[int]]:
+        """The buffer and section tables a run starts from."""
+        s, p, n = self.s, self.p, self.s.n
+        b = [0] * (dive.BUFFER_ROWS * n)
+        for row, values in (
+            (dive.EXCL_AT, [-1] * n),
+            (dive.FREE_BESIDE, [len(x) for x in s.beside]),
+            (dive.SIZE, s.size),
+            (dive.FIRST, s.first),
+            (dive.LAST, s.last),
+            (dive.SMALLEST, s.smallest_beside),
+            (dive.RANK, p.rank),
+        ):
+            b[row * n : row * n + n] = values
+        return b, s.load + s.cuts + [0] * s.sections
+
+    def _run(self, nodes: int, compiled: bool) -> tuple[int, list[int], list[int]]:
+        """One run of the loop from the start: its ending, control array and buffer table."""
+        s, p, n = self.s, self.p, self.s.n
+        deepest = 4 * n + 64
+        width = max(len(s.beside_flat), 1)
+        ctl = [0] * dive.CONTROL
+        ctl[dive.LIMIT], ctl[dive.CAPACITY] = nodes, p.capacity
+        ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = int(p.backjump), int(p.failures is not None)
+        ctl[dive.BUFFERS], ctl[dive.SECTIONS], ctl[dive.SAVED_WIDTH], ctl[dive.DEEPEST] = n, s.sections, width, deepest
+        if compiled:
+            from lanearena.placement import compiled as numba_side
+
+            return numba_side.run_dive(self, ctl)
+        b, sec = self.tables()
+        if self._scratch is None:
+            words = (deepest + dive.WORD - 1) // dive.WORD
+            self._scratch = [[0] * (2 * width), [0] * (4 * deepest), [0] * deepest, [0] * (deepest * words)]
+            self._scratch += [[0] * words, [0] * n]
+        tables = [s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at]
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 2 * deepest + 1000))  # a node a decision deep, and one for each apart
+        try:
+            ending = dive.node(b, sec, ctl, *tables, *self._scratch, 0, s.sections)
+        finally:
+            sys.setrecursionlimit(limit)
+        return ending, ctl, b
 
     @property
     def offsets(self) -> list[int]:
         """The offsets found, in units."""
-        return self._b[dive.OFFSET].tolist()
+        return self._offsets

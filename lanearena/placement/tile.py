@@ -28,14 +28,6 @@ def tiled(outcome: int) -> bool:
     return outcome == FOUND
 
 
-def slack(lowers: Sequence[int], uppers: Sequence[int], sizes: Sequence[int], capacity: int) -> float:
-    """The share of `capacity` over the steps from the first life's start to the last one's end that no buffer
-    takes."""
-    lower, upper = np.array(lowers, dtype=np.int64), np.array(uppers, dtype=np.int64)
-    area = float((np.array(sizes, dtype=np.int64) * (upper - lower)).sum())
-    return 1 - area / (capacity * float(upper.max() - lower.min()))
-
-
 class Tiling:
     """The skyline search over one group of buffers (lives `[lowers, uppers)`, sizes in units)."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Generator
+from types import SimpleNamespace
 from typing import Literal
 
 import numpy as np
@@ -23,19 +24,37 @@ class ReferenceDive:
 
     def __init__(self, search: Search, p: Run):
         n = search.n
-        self.s, self.p = search, p
+        self.s = SimpleNamespace(  # the search's lists as the arrays this loop was written over
+            n=n,
+            sections=search.sections,
+            span=search.span,
+            sizes=search.size,
+            size=np.array(search.size, dtype=np.int64),
+            first=np.array(search.first, dtype=np.int64),
+            last=np.array(search.last, dtype=np.int64),
+            members=[np.array(m, dtype=np.intp) for m in search.members],
+            flat=np.array(search.flat, dtype=np.intp),
+            starts=np.array(search.member_at[:-1], dtype=np.intp),
+            beside=[np.array(b, dtype=np.intp) for b in search.beside],
+            smallest_beside=np.array(search.smallest_beside, dtype=np.int64),
+            load=np.array(search.load, dtype=np.int64),
+            cuts=np.array(search.cuts, dtype=np.int64),
+        )
+        self.p = p
+        self.rank = np.array(p.rank, dtype=np.int64)
+        self.failures = np.zeros(n, dtype=np.int64)  # section failures by buffer, when `p.failures` is given
         self.nodes = self.depth = self.pause_at = 0
         self.minoff = np.zeros(n, dtype=np.int64)
         self.excluded_at = np.full(n, -1, dtype=np.int64)
         self.placed = np.zeros(n, dtype=bool)
         self.free_beside = np.array([len(b) for b in search.beside], dtype=np.int64)
-        self.unplaced = search.load.copy()
-        self.crossing = search.cuts.copy()
+        self.unplaced = self.s.load.copy()
+        self.crossing = self.s.cuts.copy()
         self.offset = np.zeros(n, dtype=np.int64)
         self.placed_depth = np.zeros(n, dtype=np.int64)
         self.lifted_depth = np.zeros(n, dtype=np.int64)
         self.excluded_depth = np.zeros(n, dtype=np.int64)
-        self.outcome: str | None = EXHAUSTED if int(search.load.max()) > p.capacity else None
+        self.outcome: str | None = EXHAUSTED if max(search.load) > p.capacity else None
         self._steps = self._node(np.ones(n, dtype=bool), 0, search.sections)
 
     def advance(self, nodes: int) -> str | None:
@@ -129,14 +148,14 @@ class ReferenceDive:
         if need.max() > capacity:
             s = int(need.argmax()) + lo
             if self.p.failures is not None:
-                self.p.failures[self.s.members[s]] += 1
+                self.failures[self.s.members[s]] += 1
             self.conflict = self._blame_section(s, free, excluded) if self.p.backjump else _ALL
             return None
         candidates = open_ & (minoff == level)
         hatless = candidates & (self.free_beside == 0)
         if np.count_nonzero(hatless):
             return int(hatless.argmax()), level, True
-        return int(np.where(candidates, self.p.rank, _BIG).argmin()), level, False
+        return int(np.where(candidates, self.rank, _BIG).argmin()), level, False
 
     def _place(
         self, c: int, level: int, group: np.ndarray, lo: int, hi: int

@@ -1,13 +1,12 @@
 """The exact search and the default placement built on it: against brute force on small problems the complete
 search finds every optimum and proves nothing lower fits; backjumping only ever returns valid placements; the
-compiled loop visits the same nodes as the Python one it replaced and finds the same offsets; groups of buffers
-apart in time are placed apart; `check` catches what it should."""
+loop run as Python and compiled visits the same nodes as the numpy one it replaced and finds the same offsets;
+groups of buffers apart in time are placed apart; `check` catches what it should."""
 
 from __future__ import annotations
 
 import itertools
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,7 +55,7 @@ def searched(lives, capacity, keys, backjump, step=10**6):
     """How a search of `lives` under `capacity` ends, run afresh with `step` nodes, then twice as many, until it
     ends, and the offsets it found."""
     s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
-    dive = Dive(s, Run(capacity, s.rank(keys, np.zeros(s.n, dtype=np.int64)), backjump))
+    dive = Dive(s, Run(capacity, s.rank(keys, [0] * s.n), backjump))
     while dive.run(step) is None:
         step *= 2
     return dive.outcome, dive.offsets
@@ -121,17 +120,21 @@ def cut_rectangles(draw):
 )
 def test_compiled_loop_visits_the_nodes_of_the_python_one(lives, keys, backjump, slack):
     s = Search([lo for lo, _, _ in lives], [up for _, up, _ in lives], [size for _, _, size in lives])
-    capacity = int(s.load.max()) + slack
-    rank = s.rank(keys, np.arange(s.n, dtype=np.int64) % 3)
-    compiled_failures, python_failures = np.zeros(s.n, dtype=np.int64), np.zeros(s.n, dtype=np.int64)
+    capacity = max(s.load) + slack
+    rank = s.rank(keys, [i % 3 for i in range(s.n)])
+    compiled_failures = [0] * s.n
     compiled = Dive(s, Run(capacity, rank, backjump, compiled_failures))
-    python = ReferenceDive(s, Run(capacity, rank, backjump, python_failures))
+    # `dive.node` run as Python and compiled, from one source: the same nodes, ending, offsets and failures, whether
+    # it ends or runs out of nodes.
+    for nodes in (7, 5000):
+        assert compiled._run(nodes, compiled=False) == compiled._run(nodes, compiled=True)
+    python = ReferenceDive(s, Run(capacity, rank, backjump, [0] * s.n))
     python.advance(5000)
     assert compiled.run(5000) == python.outcome
     if python.outcome is None:  # both out of nodes (the Python loop pauses at its last node, ours past it)
         return
     assert compiled.nodes == python.nodes
-    assert compiled_failures.tolist() == python_failures.tolist()
+    assert compiled_failures == python.failures.tolist()
     if python.outcome == FOUND:
         assert compiled.offsets == python.offsets and valid(lives, compiled.offsets, capacity)
     # A run cut short ends unfinished, and a fresh run with enough nodes ends as before.

@@ -49,6 +49,18 @@ def test_round_trip_on_the_example(tmp_path, capsys):
         ("id,lower,upper,size\n0,0,2,4\n0,1,3,4\n", ":3: id '0' already given on line 2"),
         ("id,lower,upper,size\n0,0,2\n", ":2: 3 fields, the header has 4"),
         ("id,lower,upper,size\n", "no buffers"),
+        (
+            "id,lower,upper,size\n0,0,2,1000000000000000000000000000000\n",
+            ":2: size 1000000000000000000000000000000 is past",
+        ),
+        (
+            "id,lower,upper,size\n0,0,2,4\n1,0,10000000000000000000000000000000,4\n",
+            ":3: upper 10000000000000000000000000000000",
+        ),
+        # Several faults: the first line is named, whatever its kind.
+        ("id,lower,upper,size\n0,0,2,4\n1,0,2,x\n2,0,2\n3,0,2,-1\n", ":3: size 'x' is not an integer"),
+        ("id,lower,upper,size\n0,0,2,4\n1,0,2\n1,0,2,4\n", ":3: 3 fields, the header has 4"),
+        (f"id,lower,upper,size\na,0,2,{2**61}\nb,1,3,{2**61}\n", "the sizes add up to 4611686018427387904 bytes"),
     ],
 )
 def test_bad_input_names_the_row(tmp_path, capsys, text, message):
@@ -57,6 +69,13 @@ def test_bad_input_names_the_row(tmp_path, capsys, text, message):
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_ids_round_trip_quoted(tmp_path, capsys):
+    code, out = solve(tmp_path, 'id,lower,upper,size\n"a,b",0,2,4\n"c""d",1,3,4\n\n ,,, \n')
+    assert code == 0
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["id"], r["offset"]) for r in rows] == [("a,b", "0"), ('c"d', "4")]
 
 
 def test_capacity_not_reached_fails_cleanly(tmp_path, capsys):
