@@ -36,6 +36,7 @@ PLACEMENT = ("test/unit/test_place_semantics.py", "test/unit/test_fuzz_placement
 REFERENCE = ("test/unit/test_reference_step.py", "test/unit/test_end_to_end.py")
 SCRATCH = ("test/unit/test_seed_scratch.py",)
 KERNELS = ("test/unit/test_hostile.py", "test/unit/test_kernels.py")
+PLACER = ("test/unit/test_placement_paths.py", "test/unit/test_placement_algorithms.py")
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,31 @@ MUTANTS = [
         "            if o.start < r.end and r.start < o.end:",
         "            if o.start < r.end and r.start < o.end and o.first == r.first:",
         PLACEMENT,
+    ),
+    # --- The placer ------------------------------------------------------------------------------------------------
+    Mutant(
+        "first-fit-no-touching",
+        "greedy: the lowest offset clear of the live buffers (a buffer may end where the next begins)",
+        "lanearena/placement/greedy.py",
+        "                if o + u <= a:\n                    break",
+        "                if o + u < a:\n                    break",
+        PLACER,
+    ),
+    Mutant(
+        "tree-gap-one-short",
+        "greedy at scale: a gap exactly the size holds the buffer (the compiled loop's query)",
+        "lanearena/placement/tree.py",
+        "if pool[h + 2 * j] - pool[h + 2 * j - 1] >= size:",
+        "if pool[h + 2 * j] - pool[h + 2 * j - 1] > size:",
+        PLACER,
+    ),
+    Mutant(
+        "check-looks-above-only",
+        "validity: the placement's own check sees a live buffer just below a new one",
+        "lanearena/placement/problem.py",
+        "for o, end, j in live[max(at - 1, 0) : at + 1]:",
+        "for o, end, j in live[at : at + 1]:",
+        PLACER,
     ),
     # --- Scratch -----------------------------------------------------------------------------------------------------
     Mutant(
