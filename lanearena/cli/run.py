@@ -14,6 +14,37 @@ from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
 from lanearena.lowering.compile import compare, resolve_backend
+from lanearena.lowering.runtime import feed_bytes
+
+RUN_FACTOR = 2.5
+"""Host bytes a run on the numpy runtime takes for each byte of its feeds, about: the feeds, each run's device
+holding them as it loads them (the placed run's and the reference's), the transient of drawing them. Measured peaks:
+2.2x on llama-3.2-1b's two layers (1.15 GB for 0.52 GB of feeds), 2.5x on qwen2.5-0.5b's (0.34 GB for 0.13 GB)."""
+
+
+def available_memory() -> int | None:
+    """The bytes this machine can give a process now (Linux's MemAvailable), or None where it does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory(name: str, feeds: int, available: int | None) -> None:
+    """Refuses a numpy run whose feeds of `feeds` bytes would take more memory than is `available`, before it is
+    drawn, rather than have the system kill the process half way."""
+    need = RUN_FACTOR * feeds
+    if available is not None and need > available:
+        raise UserError(
+            f"{name} needs about {need / 1e9:.1f} GB to run on the numpy runtime ({feeds / 1e9:.1f} GB "
+            f"of weights, inputs and state, held by the feeds and by both runs), more than the {available / 1e9:.1f} "
+            "GB free here: make it smaller with --set (fewer layers, a smaller vocab or max_len, fewer "
+            "experts or a smaller expert_ffn), or `lanearena build` it for the arena alone"
+        )
 
 
 def register(sub) -> None:
@@ -50,6 +81,8 @@ def run(args) -> int:
         backend = resolve_backend(args.backend)
     except RuntimeError as e:
         raise UserError(str(e)) from None
+    if backend == "numpy":
+        check_memory(config.name, feed_bytes(step), available_memory())
     show(f"running {len(step.launches)} launches on {backend}")
     t = time.perf_counter()
     result = compare(step, plan, backend, args.seed)

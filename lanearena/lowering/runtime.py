@@ -102,15 +102,25 @@ def _uses(step: Step) -> dict[str, list[tuple[str, str, object]]]:
     return uses
 
 
+def fed(step: Step) -> list[str]:
+    """The tensors `random_feeds` makes values for: every input, weight and state that is not a view."""
+    return [
+        t.name for t in step.tensors.values() if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE) and t.view_of is None
+    ]
+
+
+def feed_bytes(step: Step) -> int:
+    """The bytes of `random_feeds(step)`: four a value (f32 or i32)."""
+    return sum(4 * step.tensors[name].length for name in fed(step))
+
+
 def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
     """Random values for every input, weight and state of `step`, never zeros: token ids inside the embedding
     table, positions inside the cache (consecutive rows), weights scaled by their fan-in."""
     rng = np.random.default_rng(seed)
     uses = _uses(step)
     feeds = {}
-    for t in step.tensors.values():
-        if t.role not in (Role.INPUT, Role.WEIGHT, Role.STATE) or t.view_of is not None:
-            continue
+    for t in map(step.tensors.__getitem__, fed(step)):
         if t.elem == "i32":
             feeds[t.name] = _ints(step, t.name, t.length, uses.get(t.name, []), rng)
         elif t.role is Role.WEIGHT and len(t.shape) == 1:
