@@ -1,8 +1,9 @@
 """The suite's settings: every Hypothesis test derandomized unless it says otherwise (the same examples on every
 run, so that a failure, or a mutant's kill in bench/mutants.py, reproduces); under LANEARENA_NO_SHRINK (which
-bench/mutants.py sets) a failing example is reported as found, not shrunk first. And what the suite did not run,
-said in its summary: the CUDA kernels execute only where PyCUDA finds a GPU (`test_gpu_matches_numpy`); everywhere
-else the numpy twins stand in for them."""
+bench/mutants.py sets) a failing example is reported as found, not shrunk first; under LANEARENA_EXPLORE each run
+draws new examples, to look for bugs past the fixed ones (`LANEARENA_EXPLORE=1 python -m pytest -q test/unit`). And
+what the suite did not run, said in its summary: the CUDA kernels execute only where PyCUDA finds a GPU
+(`test_gpu_matches_numpy`); everywhere else the numpy twins stand in for them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ settings.register_profile("lanearena", derandomize=True, deadline=None)
 settings.register_profile(
     "unshrunk", settings.get_profile("lanearena"), phases=[Phase.explicit, Phase.reuse, Phase.generate]
 )
-settings.load_profile("unshrunk" if os.environ.get("LANEARENA_NO_SHRINK") else "lanearena")
+settings.register_profile("explore", settings.get_profile("lanearena"), derandomize=False)
+if os.environ.get("LANEARENA_NO_SHRINK"):
+    settings.load_profile("unshrunk")
+else:
+    settings.load_profile("explore" if os.environ.get("LANEARENA_EXPLORE") else "lanearena")
 
 GPU_TEST = "test_end_to_end.py::test_gpu_matches_numpy"
 

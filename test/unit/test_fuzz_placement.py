@@ -24,9 +24,7 @@ from .strategies import steps as random_steps
 TIME_LIMIT = 0.05
 """Seconds of search each algorithm gets a step."""
 
-FUZZ = settings(
-    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
-)
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _placed(step: Step, algorithm: str):

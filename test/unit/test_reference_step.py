@@ -20,9 +20,7 @@ from . import reference_step
 from .kernel_steps import kernel_steps
 from .q8_0 import quantized
 
-FUZZ = settings(
-    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
-)
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def held_to_the_reference(step, plan, feeds) -> dict:

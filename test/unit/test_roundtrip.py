@@ -21,9 +21,7 @@ from lanearena.frontend.from_model import module_of
 
 from .strategies import fragmenting_steps, renamed_steps, steps
 
-FUZZ = settings(
-    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
-)
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _printed(module: ModuleOp, generic: bool) -> str:

@@ -231,7 +231,7 @@ def runs_under(kind: str) -> list[Numerics]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_every_kind_has_the_seeds_scratch(kind, data):
     t, p = data.draw(launches(kind))
@@ -360,7 +360,7 @@ def test_a_quantized_split_product_is_ours_and_its_counter_counts_tiles():
     assert got == [("fp", "f32", 4 * 70 * 192 * 4, False), ("fq", "i32", 3 * 2 * 4, True)]
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None)
 @given(st.integers(1, 5000), st.integers(1, 64), st.integers(1, 512), st.sampled_from(NUMERICS))
 def test_the_helpers_the_seed_does_not_show_are_the_packages(n, heads, d, numerics):
     """The port's own helpers (from the seed's comments and the README) against the package's `seedhelpers`."""
