@@ -13,7 +13,7 @@ from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
 from lanearena.lowering.quant import packed, quantize
-from lanearena.model import ALIGN, Role, Step, aligned
+from lanearena.model import ALIGN, Role, Step, Tensor, aligned
 
 u64, i32, f32 = np.uint64, np.int32, np.float32
 
@@ -102,16 +102,14 @@ def _uses(step: Step) -> dict[str, list[tuple[str, str, object]]]:
     return uses
 
 
-def fed(step: Step) -> list[str]:
+def fed(step: Step) -> list[Tensor]:
     """The tensors `random_feeds` makes values for: every input, weight and state that is not a view."""
-    return [
-        t.name for t in step.tensors.values() if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE) and t.view_of is None
-    ]
+    return [t for t in step.tensors.values() if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE) and t.view_of is None]
 
 
 def feed_bytes(step: Step) -> int:
     """The bytes of `random_feeds(step)`: four a value (f32 or i32)."""
-    return sum(4 * step.tensors[name].length for name in fed(step))
+    return sum(4 * t.length for t in fed(step))
 
 
 def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
@@ -120,7 +118,7 @@ def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     uses = _uses(step)
     feeds = {}
-    for t in map(step.tensors.__getitem__, fed(step)):
+    for t in fed(step):
         if t.elem == "i32":
             feeds[t.name] = _ints(step, t.name, t.length, uses.get(t.name, []), rng)
         elif t.role is Role.WEIGHT and len(t.shape) == 1:

@@ -1,5 +1,5 @@
 """The exact search's loop (`search.py` says what it searches), one source for two ways: as plain Python over lists
-for short runs of small problems, and compiled by numba over arrays (`compiled.loops` runs this module's source
+for short runs of small problems, and compiled by numba over arrays (`compiled.twin` runs this module's source
 again with numba's `njit` as `jit`) for the rest, where each node's passes over the buffers and sections cost a
 nanosecond a step rather than a microsecond. Both visit the same nodes: every array is flat (row r of a table of
 width w at `r * w`), every value an integer below 2^62 or a 64-bit word of a conflict, and nothing here calls
@@ -14,7 +14,7 @@ blames more decisions and so skips fewer, which keeps every search that does not
 
 from __future__ import annotations
 
-if "jit" not in globals():  # plain Python; `compiled.loops` runs this source again with numba's njit as `jit`
+if "jit" not in globals():  # plain Python; `compiled.twin` runs this source again with numba's njit as `jit`
 
     def jit(f):
         return f

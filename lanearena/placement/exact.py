@@ -57,8 +57,8 @@ def search(
         if found is None:
             return False
         placed = [o * unit for o in found]
-        if height(buffers, placed) < best_height:
-            best, best_height = placed, height(buffers, placed)
+        if (top := height(buffers, placed)) < best_height:
+            best, best_height = placed, top
         if progress is not None:
             progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s")
         return True
@@ -90,8 +90,8 @@ def search(
                 at = base * unit
                 for i in members:
                     placed[i], at = at, at + rounded[i]
-            if height(buffers, placed) < best_height:
-                best, best_height = placed, height(buffers, placed)
+            if (top := height(buffers, placed)) < best_height:
+                best, best_height = placed, top
             if progress is not None:
                 progress(f"best={best_height} bound={bound} elapsed={whole.elapsed():.1f}s (tiling)")
     if best_height <= goal:

@@ -31,6 +31,16 @@ import numpy as np
 
 from .q8_0 import LIMIT, QBLOCK, quantized
 
+
+def view_root(step, name: str) -> tuple[str, int]:
+    """The tensor at the bottom of `name`'s views in `step`, and where `name` starts in it."""
+    t, at = step.tensors[name], 0
+    while t.view_of is not None:
+        at += t.view_offset
+        t = step.tensors[t.view_of]
+    return t.name, at
+
+
 MIXTURE = ("x", "w_router", "w_gate", "w_up", "w_down")
 
 OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -272,14 +282,6 @@ class Interpreter:
     def length(self, name: str) -> int:
         return int(np.prod(self.step.tensors[name].shape))
 
-    def root(self, name: str) -> tuple[str, int]:
-        """The tensor at the bottom of `name`'s views, and where `name` starts in it."""
-        t, at = self.step.tensors[name], 0
-        while t.view_of is not None:
-            at += t.view_offset
-            t = self.step.tensors[t.view_of]
-        return t.name, at
-
     def quant_home(self, name: str) -> tuple[str, int]:
         """The tensor whose quantized array `name`'s is, and where `name` starts in it: views are followed while
         they start on a whole block."""
@@ -292,7 +294,7 @@ class Interpreter:
     def read(self, name: str, form: str = "plain") -> np.ndarray:
         n = self.length(name)
         if form == "plain":
-            home, at = self.root(name)
+            home, at = view_root(self.step, name)
             return self.plain[home][at : at + n].copy()
         home, at = self.quant_home(name)
         values = self.quant.get(home)
@@ -303,7 +305,7 @@ class Interpreter:
         n = self.length(name)
         assert values.size == n, (name, values.size, n)
         if form == "plain":
-            home, at = self.root(name)
+            home, at = view_root(self.step, name)
             self.plain[home][at : at + n] = values
             return
         home, at = self.quant_home(name)
@@ -384,7 +386,7 @@ class Interpreter:
         rows = logits.reshape(-1, self.step.tensors[o["logits"]].shape[-1])
         scale = float(np.nanmax(np.abs(logits), initial=0.0)) or 1.0
         best = [ranked(row)[0] for row in rows]
-        root, _ = self.root(o["out"])
+        root, _ = view_root(self.step, o["out"])
         below = []
         for row, b in zip(rows, best, strict=True):
             with np.errstate(invalid="ignore"):

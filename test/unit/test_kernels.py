@@ -20,6 +20,7 @@ from lanearena.seedhelpers import ARGMAX_BLOCK
 from . import q8_0
 from .launches import launch_op
 from .q8_0 import Blocks, decode, quantized
+from .reference_step import view_root
 
 F32, I32 = np.float32, np.int32
 PLAIN, QUANT = Form.PLAIN, Form.QUANT
@@ -101,15 +102,8 @@ class Arrays:
         raw = self.dev.download(self.quants[name], np.uint8, q8_0.nbytes(n, self.two))
         return q8_0.unpack(raw, n, self.two)
 
-    def _home(self, name: str) -> tuple[str, int]:
-        t, offset = self.step.tensors[name], 0
-        while t.view_of is not None:
-            offset += t.view_offset
-            t = self.step.tensors[t.view_of]
-        return t.name, offset
-
     def _plain_at(self, tensor: str) -> int:
-        home, offset = self._home(tensor)
+        home, offset = view_root(self.step, tensor)
         return self.plains[home] + offset * 4
 
     def plain(self, tensor: SSAValue) -> int:
@@ -120,7 +114,7 @@ class Arrays:
     def quant(self, tensor: SSAValue) -> tuple[int, int, int]:
         name = _name(tensor)
         self.asked.add((name, QUANT))
-        home, offset = self._home(name)
+        home, offset = view_root(self.step, name)
         words, low, scales = (
             self.quants[home] + p if p is not None else None
             for p in q8_0.parts(self.step.tensors[home].length, self.two)
