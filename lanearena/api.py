@@ -15,7 +15,7 @@ from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.arena import ARENA
 from lanearena.dialects.lane import LANE
 from lanearena.errors import UserError
-from lanearena.files import read_text
+from lanearena.files import display_name, read_text
 from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
@@ -46,8 +46,8 @@ def parse(text: str, name: str = "<input>", dialects: Sequence[Dialect] = ()) ->
 
 
 def parse_file(path: str | Path) -> ModuleOp:
-    """The module in file `path` (see `parse`)."""
-    return parse(read_text(path), str(path))
+    """The module in file `path`, or on standard input where `path` is `-` (see `parse`)."""
+    return parse(read_text(path), display_name(path))
 
 
 def place(

@@ -1,10 +1,12 @@
 """Reading the user's text files (a step's `.mlir`, a placement CSV, a config's JSON): UTF-8, with or without the
 byte-order mark some editors write, and not empty; anything else is a `UserError` that names the file and, for
-bytes that are not UTF-8, the line and column where they start."""
+bytes that are not UTF-8, the line and column where they start. The path `-` is standard input, named `<stdin>`
+in messages."""
 
 from __future__ import annotations
 
 import codecs
+import sys
 from pathlib import Path
 
 from lanearena.errors import UserError
@@ -17,15 +19,27 @@ _OTHER_BOMS = (
 )
 """Byte-order marks of encodings other than UTF-8 (UTF-32 first: its little-endian mark starts with UTF-16's)."""
 
+STDIN = "-"
+"""The path that names standard input, as in most Unix commands."""
+
+STDIN_NAME = "<stdin>"
+"""How messages name standard input."""
+
 
 def read_text(path: str | Path, what: str = "file") -> str:
-    """The text of `path` (a UTF-8 byte-order mark dropped); a `UserError` where it cannot be read, is not UTF-8,
-    or holds nothing but white space. `what` names the file in messages ("config")."""
+    """The text of `path` (a UTF-8 byte-order mark dropped), or of standard input where `path` is `-`; a
+    `UserError` where it cannot be read, is not UTF-8, or holds nothing but white space. `what` names the file in
+    messages ("config")."""
     try:
-        raw = Path(path).read_bytes()
+        raw = sys.stdin.buffer.read() if str(path) == STDIN else Path(path).read_bytes()
     except OSError as e:
         raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
-    return decode(raw, str(path), what)
+    return decode(raw, display_name(path), what)
+
+
+def display_name(path: str | Path) -> str:
+    """How messages name the file at `path`: `<stdin>` for `-`, else the path as given."""
+    return STDIN_NAME if str(path) == STDIN else str(path)
 
 
 def decode(raw: bytes, name: str, what: str = "file") -> str:

@@ -123,9 +123,47 @@ def peak(step: Step, plan: ArenaPlan) -> Peak | None:
     return Peak(at, launch_kind(step, at), live[at], items)
 
 
-def largest(plan: ArenaPlan, n: int = LARGEST) -> list[Rect]:
-    """The `n` largest placed items by bytes (ties: earlier first launch, then name)."""
-    return sorted(rects(plan), key=lambda r: (-r.bytes, r.start, r.key))[:n]
+def largest(plan: ArenaPlan, n: int = LARGEST, window: range | None = None) -> list[Rect]:
+    """The `n` largest placed items by bytes (ties: earlier first launch, then name), of those live at some launch
+    of `window` where it is given."""
+    items = [r for r in rects(plan) if window is None or (r.start < window.stop and window.start < r.stop)]
+    return sorted(items, key=lambda r: (-r.bytes, r.start, r.key))[:n]
+
+
+def window_of(step: Step, start: int | None, stop: int | None) -> range:
+    """Launches `start` to `stop - 1` of `step`, as a Python slice's bounds (either left out: from the first, to the
+    last); a ValueError that says why where that is no launch of the step or runs past its last."""
+    n = len(step.launches)
+    first = 0 if start is None else start
+    end = n if stop is None else stop
+    if first >= end:
+        raise ValueError(f"{first}:{end} holds no launch (the range is A:B, launches A to B-1)")
+    if end > n:
+        raise ValueError(f"{first}:{end} runs past the last launch: @{step.name} has {n} (0 to {n - 1})")
+    return range(first, end)
+
+
+def span(window: range) -> str:
+    """A window of launches as the table writes lives: `first-last`, or one index."""
+    return str(window.start) if len(window) == 1 else f"{window.start}-{window.stop - 1}"
+
+
+def launch_rows(step: Step, plan: ArenaPlan, window: range) -> list[str]:
+    """A line for each launch of `window`: its index and kind, the arena bytes live while it runs, how many items
+    they are, and the items whose life starts at it."""
+    live = live_bytes(step, plan)
+    placed = rects(plan)
+    kinds = [launch_kind(step, i) for i in window]
+    width = max(4, *map(len, kinds))
+    lines = [
+        f"  launches {span(window)}",
+        f"  {'launch':>6}  {'kind':<{width}}  {'live bytes':>12}  {'':>10}  {'items':>5}  starting here",
+    ]
+    for i, kind in zip(window, kinds, strict=True):
+        items = sum(1 for r in placed if r.start <= i < r.stop)
+        starting = ", ".join(r.label(step) for r in placed if r.start == i)
+        lines.append(f"  {i:>6}  {kind:<{width}}  {live[i]:>12,}  {size(live[i]):>10}  {items:>5}  {starting}".rstrip())
+    return lines
 
 
 def no_reuse_bytes(plan: ArenaPlan) -> int:
@@ -161,9 +199,10 @@ def unit_of(n: float) -> tuple[int, str]:
     return 1, "B"
 
 
-def table(step: Step, plan: ArenaPlan) -> str:
+def table(step: Step, plan: ArenaPlan, window: range | None = None) -> str:
     """The report of a placed step as text: the arena against its bounds, the peak launch, the largest items and
-    the buffers kept outside."""
+    the buffers kept outside; with a `window` of launches (`window_of`), the largest items live in it and a line
+    for each of its launches."""
     r = ratio(plan)
     placed = rects(plan)
     top = peak(step, plan)
@@ -190,13 +229,16 @@ def table(step: Step, plan: ArenaPlan) -> str:
             f"  {'counters':<12}{len(plan.counters)} ({size(sum(c.bytes for c in plan.counters))}), each "
             f"a zeroed buffer of its own"
         )
-    items = largest(plan)
+    items = largest(plan, window=window)
     if items:
         names = [x.label(step) if x.kind == "scratch" else x.name for x in items]
         width = max(4, *map(len, names))
-        lines += ["", "  largest placed items", f"  {'name':<{width}}  {'form':<7}  {'bytes':>12}  {'':>10}  live"]
+        title = "largest placed items" + ("" if window is None else f" live in launches {span(window)}")
+        lines += ["", f"  {title}", f"  {'name':<{width}}  {'form':<7}  {'bytes':>12}  {'':>10}  live"]
         for name, x in zip(names, items, strict=True):
             lines.append(f"  {name:<{width}}  {x.kind:<7}  {x.bytes:>12,}  {size(x.bytes):>10}  {x.live()}")
+    if window is not None:
+        lines += ["", *launch_rows(step, plan, window)]
     return "\n".join(lines) + "\n"
 
 

@@ -1,9 +1,11 @@
 """The `lanearena` command. Each subcommand lives in its own module with a `register(subparsers)` that adds its
-parser and sets `func` to the function that runs it; `main` turns a `UserError` into one line and exit code 2, and
-any other error into one line and exit code 70 (its traceback only with --debug)."""
+parser (a one-line `help` and a `description`) and sets `func` to the function that runs it; `main` turns a
+`UserError` into one line and exit code 2, and any other error into one line and exit code 70 (its traceback only
+with --debug)."""
 
 import argparse
 import importlib
+import importlib.metadata
 import os
 import sys
 
@@ -11,13 +13,42 @@ from lanearena.errors import UserError
 
 SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models")
 
+DESCRIPTION = """\
+Places every array that lives only inside one step of a model (a decode step, a prefill chunk) into one
+arena by lifetime, so that arrays whose lives do not overlap share bytes; checks the placement; lowers the
+placed step to PTX kernel launches and runs it, on a GPU with PyCUDA, else on a numpy runtime that executes
+the kernels' semantics over the same arena bytes."""
+
+EPILOG = """\
+examples:
+  lanearena run                          build, place, lower and run the embedded tiny decoder step
+  lanearena build qwen3-0.6b -o s.mlir   a shipped config's decode step as MLIR
+  lanearena place s.mlir --json          place it and print the placement as JSON
+  lanearena build tiny | lanearena place -   (- reads standard input wherever a file is read)
+
+`lanearena COMMAND --help` describes each command. Bad input is one located message and exit code 2."""
+
+
+def version() -> str:
+    """The installed distribution's version, as pip installed it."""
+    try:
+        return importlib.metadata.version("lanearena")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that pip never installed
+        return "unknown (not installed)"
+
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line of `lanearena`, with every subcommand whose module is present; only `only`'s when it names
     one (the other modules load xDSL and numpy, half a second that `solve` need not wait for)."""
-    p = argparse.ArgumentParser(prog="lanearena", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="lanearena",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         if only in SUBCOMMANDS and name != only:
             continue

@@ -1,12 +1,12 @@
-"""The flags that bound the placement's search, shared by `lanearena solve`, `place`, `run` and `report`: `--work`
-(counted, so the result is the same on any machine) and `--time-limit` (seconds, an extra bound on the whole
-placement), checked as `options` checks the pass's."""
+"""The flags that choose and bound the placement, shared by `lanearena solve`, `place`, `run`, `compile` and
+`report`: `--algorithm`, `--work` (counted, so the result is the same on any machine) and `--time-limit` (seconds,
+an extra bound on the whole placement), checked as `options` checks the pass's."""
 
 from __future__ import annotations
 
 import argparse
 
-from lanearena import options
+from lanearena import options, placement
 
 
 def work(text: str) -> int:
@@ -36,3 +36,16 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         default=None,
         help="seconds the whole placement may take at most (default: none)",
     )
+
+
+ALGORITHM_HELP = (
+    "the placement algorithm: best (the default: every greedy order, then searches toward the lower bound), "
+    "greedy (the reference's: largest first, each at the lowest offset free), best-fit (the same order, each in "
+    "the tightest gap), portfolio (every greedy order and fit, the lowest)"
+)
+
+
+def add_algorithm(p: argparse.ArgumentParser, unplaced_only: bool = False) -> None:
+    """Adds `--algorithm` to `p`; `unplaced_only` where it places only the steps that are not placed yet."""
+    when = "; used where a step is not placed yet" if unplaced_only else ""
+    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS, help=ALGORITHM_HELP + when)

@@ -18,9 +18,16 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "build",
         help="write a decoder config's step as .mlir",
-        description=f"Writes the lane.step of a decoder config as .mlir. Shipped configs: {', '.join(CONFIGS)}.",
+        description=f"Writes the lane.step of a decoder config as .mlir, not placed yet (lanearena place places "
+        f"it). Shipped configs: {', '.join(CONFIGS)}.",
     )
-    p.add_argument("config", nargs="?", default="tiny", help="a shipped config's name or a JSON file (default: tiny)")
+    p.add_argument(
+        "config",
+        nargs="?",
+        default="tiny",
+        help="a shipped config's name, a JSON file of config keys or a Hugging Face config.json, - for standard "
+        "input (default: tiny)",
+    )
     p.add_argument("-o", "--output", help="the .mlir file to write (default: standard output)")
     p.add_argument(
         "--set",

@@ -3,22 +3,23 @@ step is placed first when it is not yet)."""
 
 from __future__ import annotations
 
-from lanearena import api, placement
+from lanearena import api
+from lanearena.cli.budget import add_algorithm
 from lanearena.cli.io import write_output
 from lanearena.lowering.target import lower_module
 from lanearena.passes.convert import plan_of, steps
 
 
 def register(sub) -> None:
-    p = sub.add_parser("compile", help="lower a step to a Python module launching PTX kernels (lane-pycuda)")
-    p.add_argument("input", help="a .mlir file holding one lane.step, placed or not")
-    p.add_argument("-o", "--output", help="the .py file to write (default: stdout)")
-    p.add_argument(
-        "--algorithm",
-        default="best",
-        choices=placement.ALGORITHMS,
-        help="the placement, where the step is not placed yet",
+    p = sub.add_parser(
+        "compile",
+        help="lower a step to a Python module launching PTX kernels (lane-pycuda)",
+        description="Places the step where it is not placed yet, verifies the placement, and writes the Python module "
+        "that loads the step's PTX kernels and launches them over its arena (what xdsl-opt -t lane-pycuda writes).",
     )
+    p.add_argument("input", help="a .mlir file holding one lane.step, placed or not, - for standard input")
+    p.add_argument("-o", "--output", help="the .py file to write (default: stdout)")
+    add_algorithm(p, unplaced_only=True)
     p.set_defaults(func=run)
 
 

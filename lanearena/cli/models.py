@@ -10,7 +10,9 @@ def register(sub) -> None:
     p = sub.add_parser(
         "models",
         help="list the Hugging Face model_types read from config.json, and what each refuses",
-        description=__doc__.splitlines()[0],
+        description="Lists the Hugging Face model_types that lanearena build and run read from a config.json: for "
+        "each, the keys it reads and the decoder key each becomes, the keys it ignores (they do not change the "
+        "computation), the defaults it takes where a file gives none, and what it refuses.",
     )
     p.set_defaults(func=run)
 

@@ -6,18 +6,24 @@ from __future__ import annotations
 import json
 import sys
 
-from lanearena import api, placement
-from lanearena.cli.budget import add_flags
+from lanearena import api
+from lanearena.cli.budget import add_algorithm, add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.passes.convert import alloc_of, steps
 
 
 def register(sub) -> None:
-    p = sub.add_parser("place", help="place a step's arrays in its arena (lane-arena-place)")
-    p.add_argument("input", help="a .mlir file holding lane.step ops (placed already or not)")
+    p = sub.add_parser(
+        "place",
+        help="place a step's arrays in its arena (lane-arena-place, then lane-arena-verify)",
+        description="Runs lane-arena-place on every lane.step of a .mlir file, then lane-arena-verify, and writes the "
+        "placed steps; prints each step's arena bytes, lower bound and algorithm on stderr. A placed step is left as "
+        "it is. With --json, prints the placement read back from the placed IR instead.",
+    )
+    p.add_argument("input", help="a .mlir file holding lane.step ops (placed already or not), - for standard input")
     p.add_argument("-o", "--output", help="where to write the placed step (default: stdout, but not with --json)")
-    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
+    add_algorithm(p)
     add_flags(p)
     p.add_argument("--json", action="store_true", help="print the placement of every step as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

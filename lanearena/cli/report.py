@@ -3,14 +3,17 @@ is placed first when it is not yet)."""
 
 from __future__ import annotations
 
+import argparse
+import re
 from pathlib import Path
 
-from lanearena import api, placement, report
+from lanearena import api, report
 from lanearena.analysis.plan import ArenaPlan
-from lanearena.cli.budget import add_flags
+from lanearena.cli.budget import add_algorithm, add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
+from lanearena.files import display_name
 from lanearena.passes.convert import plan_of, steps
 
 
@@ -22,15 +25,17 @@ def register(sub) -> None:
         "items, buffers kept outside) and, with -o, draws it as SVG or PNG (needs matplotlib: "
         "pip install -e '.[plot]').",
     )
-    p.add_argument("input", help="a .mlir file holding lane.step ops, placed or not")
+    p.add_argument("input", help="a .mlir file holding lane.step ops, placed or not, - for standard input")
     p.add_argument("-o", "--output", metavar="FILE", help="the picture to write: a .svg or .png file")
     p.add_argument("--step", help="the step to report, by name (needed with -o where the file holds several)")
     p.add_argument(
-        "--algorithm",
-        default="best",
-        choices=placement.ALGORITHMS,
-        help="the placement, where the step is not placed yet",
+        "--launches",
+        type=launch_range,
+        metavar="A:B",
+        help="list launches A to B-1 (a Python slice: A: to the last, :B from the first; A alone: that launch), "
+        "each with the arena bytes live and the items starting there, and the largest items live in them",
     )
+    add_algorithm(p, unplaced_only=True)
     add_flags(p)
     p.set_defaults(func=run)
 
@@ -44,16 +49,38 @@ def run(args) -> int:
         show = Progress()
         api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
         show.close()
+    name = display_name(args.input)
     chosen = [(step, _placed(plan)) for step, plan in api.placed_steps(module) if args.step in (None, step.name)]
     if not chosen:
-        raise UserError(f"{args.input}: no lane.step" + (f" @{args.step}" if args.step else ""))
+        raise UserError(f"{name}: no lane.step" + (f" @{args.step}" if args.step else ""))
     if fmt is not None and len(chosen) > 1:
-        raise UserError(f"{args.input}: holds {len(chosen)} steps; choose the one to draw with --step NAME")
-    print("\n".join(report.table(step, plan) for step, plan in chosen), end="")
+        raise UserError(f"{name}: holds {len(chosen)} steps; choose the one to draw with --step NAME")
+    tables = []
+    for step, plan in chosen:
+        window = None
+        if args.launches is not None:
+            try:
+                window = report.window_of(step, *args.launches)
+            except ValueError as e:
+                raise UserError(f"{name}: --launches: {e}") from None
+        tables.append(report.table(step, plan, window))
+    print("\n".join(tables), end="")
     if fmt is not None:
         step, plan = chosen[0]
         write_output(args.output, report.picture(step, plan, fmt))
     return 0
+
+
+def launch_range(text: str) -> tuple[int | None, int | None]:
+    """`A:B` (either left out) or `A` as a slice's bounds, as argparse's own error (exit code 2) when it is
+    neither."""
+    match = re.fullmatch(r"\s*(\d*)\s*(:?)\s*(\d*)\s*", text)
+    if match is None or not (match[1] or match[3]) or (not match[2] and not match[1]):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a range of launches A:B (A and B launch indices)")
+    start = int(match[1]) if match[1] else None
+    if not match[2]:
+        return start, None if start is None else start + 1
+    return start, int(match[3]) if match[3] else None
 
 
 def _format(path: str) -> str:

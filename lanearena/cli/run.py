@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import time
 
-from lanearena import api, placement
+from lanearena import api
 from lanearena.analysis.lifetimes import problem
-from lanearena.cli.budget import add_flags
+from lanearena.cli.budget import add_algorithm, add_flags
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
@@ -48,11 +48,36 @@ def check_memory(name: str, feeds: int, available: int | None) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("run", help="build, place, lower and run a decoder step, and check it against the unplaced run")
-    p.add_argument("config", nargs="?", default="tiny", help="a shipped config or a JSON file (default: tiny)")
-    p.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
-    p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cuda"))
+    p = sub.add_parser(
+        "run",
+        help="build, place, lower and run a decoder step, and check it against the unplaced run",
+        description="Builds a decoder config's step with random weights and inputs, places and verifies it, lowers "
+        "it to kernel launches over its arena and runs it, then runs it again with no two arrays sharing bytes and "
+        "prints the arena's bytes, the lower bound and the largest difference between the two runs (exit code 1 "
+        "where it exceeds 1e-4).",
+    )
+    p.add_argument(
+        "config",
+        nargs="?",
+        default="tiny",
+        help="a shipped config (tiny, tiny-moe, tiny-prefill, qwen3-0.6b, qwen3-30b-a3b), a JSON file of config "
+        "keys or a Hugging Face config.json, - for standard input (default: tiny)",
+    )
+    p.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change one key of the config (repeatable), e.g. --set layers=2",
+    )
+    add_algorithm(p)
+    p.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "numpy", "cuda"),
+        help="where to run: cuda (PyCUDA and a GPU), numpy (the CPU runtime), auto (cuda where it can, default)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
     add_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")

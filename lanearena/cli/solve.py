@@ -7,7 +7,7 @@ import sys
 import time
 
 from lanearena import placement
-from lanearena.cli.budget import add_flags
+from lanearena.cli.budget import add_algorithm, add_flags
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
@@ -15,11 +15,21 @@ from lanearena.placement.csvio import read_buffers, solution_text
 
 
 def register(sub) -> None:
-    p = sub.add_parser("solve", help="place buffers given in MiniMalloc's CSV (id,lower,upper,size)")
-    p.add_argument("--input", required=True, help="CSV: id,lower,upper,size (lives [lower, upper))")
-    p.add_argument("--output", required=True, help="the CSV to write, with an offset column")
-    p.add_argument("--capacity", type=int, help="search until the height is at most BYTES; fail if not found")
-    p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
+    p = sub.add_parser(
+        "solve",
+        help="place buffers given in MiniMalloc's CSV (id,lower,upper,size)",
+        description="Places the buffers of a CSV in MiniMalloc's format (id,lower,upper,size; each buffer lives over "
+        "[lower, upper)) so that no two live at once share a byte, writes the CSV back with an offset column, and "
+        "prints `height=N lower_bound=M` on its last line.",
+    )
+    p.add_argument(
+        "--input", required=True, help="CSV: id,lower,upper,size (lives [lower, upper)), - for standard input"
+    )
+    p.add_argument("--output", required=True, help="the CSV to write, with an offset column (- for standard output)")
+    p.add_argument(
+        "--capacity", type=int, metavar="BYTES", help="search until the height is at most BYTES; fail if not found"
+    )
+    add_algorithm(p)
     p.add_argument("--alignment", type=int, default=1, help="every offset a multiple of this (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument(

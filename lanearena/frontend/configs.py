@@ -7,12 +7,13 @@ import dataclasses
 import difflib
 import json
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from lanearena.errors import UserError
-from lanearena.files import decode
+from lanearena.files import STDIN, decode, display_name
 from lanearena.frontend.decoder import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig
 from lanearena.frontend.hf import hugging_face
 
@@ -61,13 +62,14 @@ REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default 
 
 
 def load(spec: str = "tiny", settings: Sequence[str] = ()) -> DecoderConfig:
-    """The config `spec` names (a shipped config, or a JSON file of an object of config keys; its name defaults to
-    the file's), changed by `settings` (`key=value`). A ConfigError names the file, line and key at fault."""
+    """The config `spec` names (a shipped config, or a JSON file of an object of config keys, `-` for standard
+    input; its name defaults to the file's), changed by `settings` (`key=value`). A ConfigError names the file,
+    line and key at fault."""
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
-    elif spec.endswith(".json") or Path(spec).exists():
-        values, origin = _read_json(Path(spec))
+    elif spec == STDIN or spec.endswith(".json") or Path(spec).exists():
+        values, origin = _read_json(spec)
     else:
         raise ConfigError(f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file")
     given = {setting(s)[0]: s for s in settings}
@@ -107,10 +109,14 @@ def setting(text: str) -> tuple[str, object]:
     return key, value
 
 
-def _read_json(path: Path):
-    """The config keys of JSON file `path`, and where each key is written in it (`path:line`)."""
+def _read_json(spec: str):
+    """The config keys of JSON file `spec` (`-`: standard input), and where each key is written in it
+    (`path:line`)."""
+    path = Path(display_name(spec))
+    stem = None if spec == STDIN else path.stem
     try:
-        text = decode(path.read_bytes(), str(path), "config")
+        raw = sys.stdin.buffer.read() if spec == STDIN else path.read_bytes()
+        text = decode(raw, str(path), "config")
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
     except UserError as e:
@@ -128,13 +134,13 @@ def _read_json(path: Path):
 
     if "model_type" in values or "architectures" in values:
         values, hf_names = hugging_face(values, origin)
-        values.setdefault("name", path.stem if path.stem != "config" else values.pop("_model_type"))
+        values.setdefault("name", values.pop("_model_type") if stem is None or stem == "config" else stem)
         values.pop("_model_type", None)
         plain_origin = origin
         origin = lambda key: plain_origin(key if key is None else hf_names.get(key, key))  # noqa: E731
     for key in values:
         _check_key(key, origin(key))
-    values.setdefault("name", path.stem)
+    values.setdefault("name", "stdin" if stem is None else stem)
     missing = [k for k in REQUIRED if k not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' * (len(missing) > 1)} {', '.join(missing)}", missing[0])

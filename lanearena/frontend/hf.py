@@ -5,8 +5,9 @@ and key. `describe()` says it all for `lanearena models`."""
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lanearena.frontend.decoder import FIELD_TYPES, ConfigError
@@ -29,6 +30,13 @@ class Out:
 
 def refuse(origin: Origin, hf: str, message: str) -> ConfigError:
     return ConfigError(f"{origin(hf)}: {message}", hf)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` where `name` is a near miss of one of `known` (a typo, not another key: difflib's
+    ratio at least 0.8), else nothing."""
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 @dataclass(frozen=True)
@@ -426,7 +434,10 @@ def hugging_face(values: dict, origin: Origin) -> tuple[dict, dict[str, str]]:
     family = FAMILIES.get(model_type) if isinstance(model_type, str) else None
     if family is None:
         raise refuse(
-            origin, "model_type", f"model_type {model_type!r} is not one lanearena reads ({', '.join(FAMILIES)})"
+            origin,
+            "model_type",
+            f"model_type {model_type!r} is not one lanearena reads ({', '.join(FAMILIES)})"
+            + (did_you_mean(model_type, FAMILIES) if isinstance(model_type, str) else ""),
         )
     values = dict(family.defaults) | values
     out = Out({**DECODER_DEFAULTS, **family.fixed, "_model_type": model_type})
@@ -441,7 +452,8 @@ def hugging_face(values: dict, origin: Origin) -> tuple[dict, dict[str, str]]:
         if hf in FIELD_TYPES and hf != "name" and hf not in family.keys:
             out.put(hf, value, hf)
         elif hf not in family.keys:
-            raise refuse(origin, hf, f"{model_type} key '{hf}' is not one lanearena can model")
+            hint = did_you_mean(hf, family.keys | set(FIELD_TYPES))
+            raise refuse(origin, hf, f"{model_type} key '{hf}' is not one lanearena can model{hint}")
     for reader in family.readers:
         reader.read(values, out, origin)
     return out.values, out.names

@@ -13,15 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lanearena.errors import UserError
-from lanearena.files import read_text
+from lanearena.files import display_name, read_text
 from lanearena.placement.problem import LIMIT, Buffer
 
 COLUMNS = ("id", "lower", "upper", "size")
 
 
 def read_buffers(path: str | Path) -> list[Buffer]:
-    """The buffers in CSV file `path`; a `UserError` naming the file and line for anything malformed."""
-    return parse_buffers(read_text(path, "CSV file"), str(path))
+    """The buffers in CSV file `path` (`-`: standard input); a `UserError` naming the file and line for anything
+    malformed."""
+    return parse_buffers(read_text(path, "CSV file"), display_name(path))
 
 
 def parse_buffers(text: str, name: str = "<input>") -> list[Buffer]:

@@ -237,6 +237,17 @@ def _written(tmp_path, base: str, **changes) -> str:
         (QWEN3_NEXT, {"attention_bias": True}, "attention_bias True cannot be modeled"),
         (MIXTRAL, {"quantization_config": {"bits": 4}}, "key 'quantization_config' is not one lanearena can model"),
         (QWEN3, {"model_type": "gemma"}, "model_type 'gemma' is not one lanearena reads"),
+        (
+            QWEN3,
+            {"model_type": "qwen3-moe"},
+            "lanearena reads (llama, mistral, qwen2, mixtral, qwen2_moe, qwen3, "
+            "qwen3_moe, qwen3_next) (did you mean 'qwen3_moe'?)",
+        ),
+        (
+            QWEN3,
+            {"rms_norm_epsilon": 1e-6},
+            "key 'rms_norm_epsilon' is not one lanearena can model (did you mean 'rms_norm_eps'?)",
+        ),
         (QWEN3_NEXT, {"linear_value_head_dim": 64}, "linear_key_head_dim and linear_value_head_dim differ"),
         (QWEN3_NEXT, {"layer_types": ["full_attention"] * 48}, "layer_types"),
     ],

@@ -3,6 +3,7 @@ whole as valid SVG, and bad input fails with a message and exit 2."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -194,3 +195,72 @@ def test_a_missing_file_fails_with_one_line(tmp_path, capsys):
     code, _, err = _report(capsys, str(tmp_path / "none.mlir"))
     missing = tmp_path / "none.mlir"
     assert code == 2 and err == f"lanearena report: error: {missing}: cannot read: No such file or directory\n"
+
+
+def test_a_window_of_launches_lists_each_launch_and_the_items_live_in_it():
+    _, step, _, plan = _example()
+    window = report.window_of(step, 1, 3)
+    assert window == range(1, 3)
+    text = report.table(step, plan, window)
+    assert text.startswith(report.table(step, plan).split("\n\n")[0])  # the whole step's figures first
+    live = text.split("largest placed items live in launches 1-2\n")[1].split("\n\n")[0].splitlines()[1:]
+    assert [row.split()[:2] for row in live] == [["c", "plain"], ["a", "plain"], ["a", "quant"]]  # not t: launch 0
+    rows = text.split("  launches 1-2\n")[1].splitlines()[1:]
+    assert [row.split() for row in rows] == [
+        ["1", "k1", "5,632", "5.50", "KiB", "3", "c"],  # a, a (quant) and c live; c starts here
+        ["2", "k2", "5,120", "5.00", "KiB", "2"],
+    ]
+
+
+@pytest.mark.parametrize(
+    "start, stop, window",
+    [(None, None, range(3)), (2, None, range(2, 3)), (None, 1, range(1)), (0, 3, range(3))],
+)
+def test_a_window_takes_a_slices_bounds(start, stop, window):
+    _, step, _, _ = _example()
+    assert report.window_of(step, start, stop) == window
+
+
+@pytest.mark.parametrize(
+    "start, stop, message",
+    [
+        (2, 2, "2:2 holds no launch"),
+        (3, None, "3:3 holds no launch"),
+        (1, 4, "1:4 runs past the last launch: @s has 3"),
+    ],
+)
+def test_a_window_outside_the_step_says_why(start, stop, message):
+    _, step, _, _ = _example()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        report.window_of(step, start, stop)
+
+
+@pytest.mark.parametrize(
+    "text, window", [("1:3", range(1, 3)), ("2", range(2, 3)), (":1", range(1)), ("1:", range(1, 3))]
+)
+def test_the_command_prints_the_window_it_is_given(tmp_path, capsys, text, window):
+    _, step, _, plan = _example()
+    code, out, err = _report(capsys, str(_placed_file(tmp_path)), "--launches", text)
+    assert (code, out, err) == (0, report.table(step, plan, window), "")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1:9", "lanearena report: error: step.mlir: --launches: 1:9 runs past the last launch: @s has 3 (0 to 2)"),
+        ("2:1", "lanearena report: error: step.mlir: --launches: 2:1 holds no launch"),
+        ("x", "lanearena report: error: argument --launches: 'x' is not a range of launches A:B"),
+        ("-1:2", "lanearena report: error: argument --launches: '-1:2' is not a range of launches A:B"),
+        (":", "lanearena report: error: argument --launches: ':' is not a range of launches A:B"),
+    ],
+)
+def test_a_bad_window_is_one_located_line(tmp_path, capsys, monkeypatch, text, message):
+    monkeypatch.chdir(tmp_path)
+    _placed_file(tmp_path)
+    try:
+        code = lanearena.cli.main(["report", "step.mlir", f"--launches={text}"])
+    except SystemExit as e:  # argparse's own error
+        code = e.code
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith(message)
