@@ -63,7 +63,7 @@ class ArenaPlan:
     algorithm: str = "greedy"
 
     def record(self, step: str) -> dict:
-        """The plan of step `step` as `lanearena place --json` prints it (README: "Placement as JSON")."""
+        """The plan of step `step` as `lanearena place --json` prints it (docs/commands.md: "Placement as JSON")."""
         return {
             "step": step,
             "arena_bytes": self.bytes,

@@ -3,7 +3,7 @@
 It runs a plain step (a `model.Step`, read by attribute: tensors, views, launches with their kind, operands by
 position, parameters and touched forms) over its feeds, tensor by tensor by name. Nothing here comes from the
 package: no arena, no offsets, no emitted module, no numpy twins, no quantization helpers. Each kind's math is
-written from what it means (docs/kernels.md, the README's "Launch kinds"), in float64; the only conventions taken
+written from what it means (docs/kernels.md, docs/kinds.md), in float64; the only conventions taken
 from the kernels are the ones that change a result beyond rounding, stated where they are used:
 
 - Q8_0 as GGML defines it (the tests' own, `q8_0`): a block of QBLOCK = 32 consecutive values, d = max|x| / 127,
@@ -83,7 +83,7 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gemv_rope": (("x", "w", "pos"), ("out",)),
     "gemv_norm": (("x", "w", "gain"), ("out", "normed")),
 }
-"""Each kind's operands, read and written, in the order a launch gives them (README, "Launch kinds")."""
+"""Each kind's operands, read and written, in the order a launch gives them (docs/kinds.md)."""
 
 DEFAULTS: dict[str, float | int | str] = {
     "eps": 1e-6,

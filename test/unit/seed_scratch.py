@@ -9,7 +9,7 @@ The seed calls helpers it does not show (`kernels::delta_chunk_scratch`, `attn_i
 writes its own from the seed's comments ("each chunk's decayed keys and queries, `T·diag(β)`, masked scores and
 decays", "every key and value row the attention reads, its high and low words, and each row's two scales", "the
 arg-max's block maxima", "a tensor-core projection's parts of the tiles its last wave cuts along `k`") and the
-choices the README states for lanearena's kernels; `test_seed_scratch` holds them to the package's
+choices docs/placement.md states for lanearena's kernels; `test_seed_scratch` holds them to the package's
 `seedhelpers`."""
 
 from __future__ import annotations
@@ -452,8 +452,9 @@ tensor cores, which the seed never makes. lanearena's kernels meet its parts in 
 
 
 def ours(kind: str, t: dict, p: dict, numerics: str) -> list[tuple[str, str, int, bool]]:
-    """lanearena's own scratch for the launches of OURS (README, "Launch kinds"): each part's sums (gate and up for
-    a gated pair) [copies, split, rows, n] and a count per tile of 64 rows and 64 columns (a gated pair: per row)."""
+    """lanearena's own scratch for the launches of OURS (docs/placement.md, "What the reference does not show"):
+    each part's sums (gate and up for a gated pair) [copies, split, rows, n] and a count per tile of 64 rows and 64
+    columns (a gated pair: per row)."""
     w = t.get("w", t.get("w_gate"))
     n, k = w.shape[0], w.shape[-1]
     rows, split = t["x"].length // k, p.get("split", 1)

@@ -363,7 +363,7 @@ def test_a_quantized_split_product_is_ours_and_its_counter_counts_tiles():
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 5000), st.integers(1, 64), st.integers(1, 512), st.sampled_from(NUMERICS))
 def test_the_helpers_the_seed_does_not_show_are_the_packages(n, heads, d, numerics):
-    """The port's own helpers (from the seed's comments and the README) against the package's `seedhelpers`."""
+    """The port's own helpers (from the seed's comments and docs/placement.md) against the package's `seedhelpers`."""
     constants = ("DELTA_CHUNK", "GEMM_TILE_N", "GEMM_ROWS", "ARGMAX_BLOCK")
     assert [getattr(port, c) for c in constants] == [getattr(seedhelpers, c) for c in constants]
     assert port.delta_chunk_scratch(n, heads, d) == seedhelpers.delta_chunk_scratch(n, heads, d)

@@ -2,7 +2,7 @@
 // RUN: xdsl-opt %s -p 'lane-arena-place{algorithm=greedy},lane-arena-verify' | filecheck --check-prefix=IR %s
 
 // The launch kinds and parameters Llama, Mistral, Qwen2, Mixtral and Qwen2-MoE add, with their scratch (sizes worked
-// by hand from README's "Launch kinds"; bytes before the 256-byte alignment in brackets):
+// by hand from docs/placement.md's "Each kind's scratch"; bytes before the 256-byte alignment in brackets):
 // - gemv_bias (Qwen2's q, k and v with their bias, int8 cut in 2): a bias adds no scratch, so gemv's: parts
 //   2 x 1 x 192 floats [1536], a count per 64 x 64 tile (3 tiles) [12];
 // - rope scaled as Llama 3.2's (llama3, factor 32, original 8192): no scratch;

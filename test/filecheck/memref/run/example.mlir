@@ -4,7 +4,7 @@
 // RUN: filecheck %s --input-file=%t.before --check-prefix=OUT
 // RUN: filecheck %s --input-file=%t.placed
 
-// The README's example: a chain of matmuls whose hidden buffers are short-lived, placed at the lower bound (the
+// docs/mlir.md's example: a chain of matmuls whose hidden buffers are short-lived, placed at the lower bound (the
 // weights and two hidden buffers), printing what it printed before.
 
 // OUT: row 2: [37.0625, 56.875, 76.6875, 96.5]
