@@ -4,8 +4,10 @@ without reuse printed as docs/hf-configs.md's table. With `--run`, each is also 
 docs/hf-configs.md says (`--set layers=2 --set vocab=4096 --set max_len=256`, and `experts=8` for a mixture of more),
 placed against unplaced, with its largest difference and time; `--set KEY=VALUE` adds settings to every run (a
 machine with less memory than a model's two runs take: Mixtral-8x7B's two layers of 8 experts of 14336 x 4096 hold
-2.8e9 weight values, about 28 GB of feeds and device buffers on the numpy runtime). python bench/models.py [--rows
-64] [--run] [--set expert_ffn=3584] [MODEL ...]"""
+2.8e9 weight values, about 28 GB of feeds and device buffers on the numpy runtime).
+
+    python bench/models.py [--rows 64] [--run] [--set expert_ffn=3584] [MODEL ...]
+"""
 
 from __future__ import annotations
 
