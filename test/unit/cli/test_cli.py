@@ -17,7 +17,7 @@ import pytest
 
 import lanearena.cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DECODE = ROOT / "examples" / "decode.mlir"
 
 
