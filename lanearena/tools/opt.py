@@ -18,6 +18,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from lanearena.cli.io import write_output
 from lanearena.errors import UserError
+from lanearena.tools import read_stdin_for_dash
 from lanearena.tools.diagnose import LocatedDiagnostic, error_line, error_lines, parse_located, verify_located
 
 PROG = "lanearena-opt"
@@ -31,6 +32,7 @@ class LanearenaOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         self._module: ModuleOp | None = None
         super().__init__("lanearena-opt: xdsl-opt with lanearena's dialects and passes, and located errors", args)
+        read_stdin_for_dash(self.args)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)

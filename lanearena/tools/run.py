@@ -18,6 +18,7 @@ from xdsl.traits import CallableOpInterface
 
 from lanearena.dialects.located import where
 from lanearena.memref import inflight, interpret
+from lanearena.tools import read_stdin_for_dash
 from lanearena.tools.diagnose import error_line, parse_located, verify_located
 
 PROG = "lanearena-run"
@@ -41,6 +42,7 @@ class LanearenaRunMain(xDSLRunMain):
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__("lanearena-run: runs a function of an MLIR file with xDSL's interpreter", args)
+        read_stdin_for_dash(self.args)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)

@@ -145,3 +145,17 @@ def test_bad_input_on_standard_input_is_located_as_stdin(capsys, monkeypatch, ar
     assert (code, out) == (2, "")
     assert err.startswith(f"lanearena {argv[0]}: error: {message}"), err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "tool, example, argv",
+    [("opt", "decode.mlir", ["-p", "lane-arena-place"]), ("run", "memref.mlir", [])],
+)
+def test_lanearena_opt_and_run_read_standard_input_for_dash(capsys, monkeypatch, tool, example, argv):
+    main = importlib.import_module(f"lanearena.tools.{tool}").main
+    path = ROOT / "examples" / example
+    assert main([str(path), *argv]) == 0
+    from_file = capsys.readouterr()
+    _stdin(monkeypatch, path.read_bytes())
+    assert main(["-", *argv]) == 0
+    assert capsys.readouterr() == from_file and from_file.out
