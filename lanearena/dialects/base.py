@@ -10,11 +10,11 @@ each array is written) and `scratch(numerics)`. A launch kind is one subclass of
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, opt_prop_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, OpTrait
 from xdsl.utils.exceptions import VerifyException
@@ -122,10 +122,16 @@ class TensorDef(OrderedOp):
                 out[form] = attr.data
         return out
 
-    def set_own(self, form: Form, reason: Reason) -> None:
-        """Records that array `form` keeps a buffer of its own, for `reason`."""
-        self.properties[f"own_{form.value}"] = _REASONS[reason]
-        self.order_properties()
+    def owning(self, own: Mapping[Form, Reason]) -> Self:
+        """A new op like this one (not yet in a block) whose arrays `own` keep buffers of their own, for the reasons
+        given."""
+        return type(self).create(
+            operands=self.operands,
+            result_types=[self.result.type],
+            properties=self.properties | own_properties(own),
+            attributes=self.attributes,
+            location=self.location,
+        )
 
     def verify_(self) -> None:
         """What every tensor op checks: a name, i8 elements only for a Q8_0 weight, and reasons for its own buffers
@@ -165,6 +171,12 @@ class TensorDef(OrderedOp):
 
 
 _REASONS = {r: ReasonAttr(r) for r in Reason}
+
+
+def own_properties(own: Mapping[Form, Reason]) -> dict[str, Attribute]:
+    """The properties that say why arrays `own` of a tensor keep buffers of their own (`own_plain`, `own_quant`)."""
+    return {f"own_{form.value}": _REASONS[reason] for form, reason in own.items()}
+
 
 _ROLE_REASONS = ("input", "weight", "state", "view")
 """The reasons an array keeps a buffer of its own that follow from its tensor alone."""
@@ -296,9 +308,21 @@ class LaunchOp(OrderedOp):
         """The scratch and counters the launch asks for under `numerics` (the seed's `scratch()`)."""
         raise NotImplementedError
 
-    def take_buffers(self, buffers: Sequence[SSAValue]) -> None:
-        """Makes `buffers` the scratch and counters the launch takes."""
-        self.operands = [*self.operands[: len(self.operands) - len(self.buffers)], *buffers]
+    def taking(self, buffers: Sequence[SSAValue]) -> Self:
+        """A new launch like this one (not yet in a block) that takes `buffers` as its scratch and counters: its
+        operands group by its class's definition (IRDL counts a group's size where the class has several)."""
+        groups = [
+            list(buffers) if name == "buffers" else getattr(self, name)
+            for name, _ in self.get_irdl_definition().operands
+        ]
+        new = type(self).build(
+            operands=groups,
+            result_types=[r.type for r in self.results],
+            properties=self.properties,
+            attributes=self.attributes,
+        )
+        new.location = self.location
+        return new
 
     def error(self, message: str) -> VerifyException:
         """The error `message`, followed by the tensors the launch writes where it names none of the launch's

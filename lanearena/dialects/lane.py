@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, SymbolNameConstraint, i32
+from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr, SymbolNameConstraint
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -315,11 +315,6 @@ class GenericLaunchOp(LaunchOp):
     @property
     def kind(self) -> str:
         return self.kernel.data
-
-    def take_buffers(self, buffers: Sequence[SSAValue]) -> None:
-        super().take_buffers(buffers)
-        sizes = [len(self.ins), len(self.outs), len(buffers)]
-        self.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
 
     def reads(self) -> list[tuple[SSAValue, Form]]:
         return list(dict.fromkeys((v, f.data) for v, f in zip(self.ins, self.in_forms.data, strict=True)))
