@@ -286,7 +286,7 @@ MUTANTS = [
     # --- Emitted offsets and pointers --------------------------------------------------------------------------------
     Mutant(
         "quant-view-scales-at-zero",
-        "emitted pointers: a quantized view's scales start at its offset's block (issue 22)",
+        "emitted pointers: a quantized view's scales start at its offset's block",
         "lanearena/lowering/emit.py",
         "scales + elems // QBLOCK * 4",
         "scales",
@@ -294,7 +294,7 @@ MUTANTS = [
     ),
     Mutant(
         "nested-view-first-hop",
-        "emitted offsets: a view of a view starts at both offsets (issue 22)",
+        "emitted offsets: a view of a view starts at both offsets",
         "lanearena/lowering/emit.py",
         "        elems += t.view_offset\n        t = tensor_def(viewed)\n",
         "        elems = t.view_offset if t is tensor_def(value) else elems\n        t = tensor_def(viewed)\n",

@@ -6,6 +6,7 @@ docs/ points outside the repository, at an issue number, or at a file that does 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import re
 import shlex
@@ -123,3 +124,23 @@ def test_the_docs_stay_inside_the_repository(path):
             assert (path.parent / link).exists(), f"{path.name} links {link}, which does not exist"
     for named in re.findall(r"`((?:lanearena|test|bench|examples|docs)/[\w./-]+\.\w+)`", text):
         assert (ROOT / named).exists(), f"{path.name} names {named}, which does not exist"
+
+
+def _bench_mutants():
+    """bench/mutants.py's list of mutants (bench/ is no package: loaded from its file)."""
+    spec = importlib.util.spec_from_file_location("bench_mutants", ROOT / "bench" / "mutants.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module.MUTANTS
+
+
+def test_the_mutants_table_lists_the_mutants_bench_runs():
+    row = r"^\| `([\w-]+)` \| (.*?) \| `([^`]+)` \| `[^`]+` \|$"
+    table = re.findall(row, (ROOT / "docs" / "testing.md").read_text(), re.MULTILINE)
+    listed = [(m.name, m.rule, re.sub(r"^(lanearena|test/unit|test/filecheck)/", "", m.path)) for m in _bench_mutants()]
+    assert table == listed
