@@ -16,10 +16,12 @@ from lanearena.limits import oversized
 from lanearena.lowering.emit import emit
 from lanearena.model import QBLOCK
 from lanearena.passes.convert import alloc_of, steps
+from lanearena.passes.verify import verified
 
 
 def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
-    """The Python module that runs the one placed step of `module`."""
+    """The Python module that runs the one placed step of `module`, once `lane-arena-verify` accepts its placement:
+    a wrong one is a `UserError` with every problem, located."""
     found = steps(module)
     if len(found) != 1:
         raise UserError(f"lane-pycuda lowers one lane.step a module, found {len(found)}")
@@ -33,6 +35,10 @@ def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
         options.qblock(qblock)
     except options.OptionError as e:
         raise UserError(f"lane.step @{found[0].sym_name.data}: {e}") from None
+    try:
+        verified(found[0], qblock)
+    except DiagnosticException as e:
+        raise UserError(str(e)) from None
     return emit(found[0], qblock)
 
 
