@@ -1,5 +1,11 @@
 """The Python API for embedding lanearena in a larger compiler pipeline: parse or build a module, place and verify
-its steps, read back the plan. Errors in user input come back as `UserError` with the file and line."""
+its steps, read back the plan, lower a placed step and run it. Errors in user input come back as `UserError` with
+the file and line.
+
+Lowering and running: `placed(module)` verifies the module's one placed step and reads it once (a `Placed`);
+`lower_module(module)` is its Python module's source (`placed(module).source()`, what `-t lane-pycuda` writes);
+`run(step, new_device(), random_feeds(step.step))` its outputs; `compare(step)` a run against the run in which no
+two arrays share bytes; `load(source)` the module a source defines."""
 
 from __future__ import annotations
 
@@ -16,6 +22,9 @@ from lanearena.dialects.arena import ARENA
 from lanearena.dialects.lane import LANE
 from lanearena.errors import UserError
 from lanearena.files import read_text
+from lanearena.lowering.compile import Comparison, Placed, compare, new_device, placed, run
+from lanearena.lowering.runtime import load, random_feeds
+from lanearena.lowering.target import lower_module
 from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
@@ -76,6 +85,29 @@ def verify(module: ModuleOp, qblock: int = QBLOCK) -> None:
         raise UserError(str(e)) from e
 
 
-def placed_steps(module: ModuleOp) -> list[tuple[Step, ArenaPlan | None]]:
+def placed_steps(module: ModuleOp, qblock: int = QBLOCK) -> list[tuple[Step, ArenaPlan | None]]:
     """Each step of `module` as plain data, with its arena where it has been placed."""
-    return [(step_of(op)[0], plan_of(op)) for op in steps(module)]
+    out = []
+    for op in steps(module):
+        step, _ = step_of(op)
+        out.append((step, plan_of(op, qblock, step)))
+    return out
+
+
+__all__ = [
+    "Comparison",
+    "Placed",
+    "compare",
+    "context",
+    "load",
+    "lower_module",
+    "new_device",
+    "parse",
+    "parse_file",
+    "place",
+    "placed",
+    "placed_steps",
+    "random_feeds",
+    "run",
+    "verify",
+]

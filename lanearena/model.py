@@ -179,7 +179,12 @@ def quant_in_place(offset: int, qblock: int = QBLOCK) -> bool:
 def home(step: Step, name: str, form: Form, qblock: int = QBLOCK) -> str:
     """The tensor whose array a touch of `name` lands in: a view's is the tensor it views, through every view, but
     the quantized form of a view that starts inside a block is its own."""
-    at = name
+    return home_start(step, name, form, qblock)[0]
+
+
+def home_start(step: Step, name: str, form: Form, qblock: int = QBLOCK) -> tuple[str, int]:
+    """`home(step, name, form)`, and the element of its array that `name`'s element 0 is."""
+    at, start = name, 0
     seen = set()
     while (t := step.tensors[at]).view_of is not None:
         if form is Form.QUANT and not quant_in_place(t.view_offset, qblock):
@@ -187,5 +192,6 @@ def home(step: Step, name: str, form: Form, qblock: int = QBLOCK) -> str:
         if at in seen:
             raise ValueError(f"view cycle through '{at}'")
         seen.add(at)
+        start += t.view_offset
         at = t.view_of
-    return at
+    return at, start

@@ -17,13 +17,12 @@ from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.base import KernelOp, arg, signature
 from lanearena.frontend import StepBuilder
 from lanearena.lowering import kernels
+from lanearena.lowering.compile import placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
 from lanearena.lowering.kernels import ptx, twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, ptr
 from lanearena.lowering.runtime import load
 from lanearena.model import Numerics, Scratch
-from lanearena.passes.convert import steps
 
 # --- The kind: its op class ----------------------------------------------------------------------------------------
 
@@ -152,8 +151,7 @@ def test_a_kind_added_outside_is_placed_lowered_and_run(mean_kind):
     again = api.parse(text, "mean.mlir", dialects=[MINE])
     assert str(again) == text
     x = (3 + np.random.default_rng(7).standard_normal((3, 2500))).astype(np.float32)
-    (step,) = steps(again)
-    got = load(emit(step)).run(NumpyDevice(), {"x": x})["m"]
+    got = load(placed(again).source()).run(NumpyDevice(), {"x": x})["m"]
     want = (2 * x.astype(np.float64)).mean(axis=1)
     assert np.abs(got - want).max() <= 1e-6 * np.abs(want).max()  # f32 sums of 1024 values, then of 3
 
