@@ -25,7 +25,7 @@ from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import max_abs_err, random_feeds
 from lanearena.model import Form
 
-CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
 QWEN3, QWEN3_MOE, QWEN3_NEXT, LLAMA, MISTRAL, QWEN2, MIXTRAL, QWEN2_MOE = (
     str(CONFIGS / f"{n}.json")
     for n in (
