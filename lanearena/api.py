@@ -9,8 +9,10 @@ two arrays share bytes; `load(source)` the module a source defines."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
@@ -22,14 +24,30 @@ from lanearena.dialects.arena import ARENA
 from lanearena.dialects.lane import LANE
 from lanearena.errors import UserError
 from lanearena.files import read_text
-from lanearena.lowering.compile import Comparison, Placed, compare, new_device, placed, run
-from lanearena.lowering.runtime import load, random_feeds
-from lanearena.lowering.target import lower_module
 from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
 from lanearena.passes.verify import LaneArenaVerify
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
+
+if TYPE_CHECKING:
+    from lanearena.lowering.compile import Comparison, Placed, compare, new_device, placed, run
+    from lanearena.lowering.runtime import load, random_feeds
+    from lanearena.lowering.target import lower_module
+
+_LOWERING = {
+    **dict.fromkeys(("Comparison", "Placed", "compare", "new_device", "placed", "run"), "lanearena.lowering.compile"),
+    **dict.fromkeys(("load", "random_feeds"), "lanearena.lowering.runtime"),
+    "lower_module": "lanearena.lowering.target",
+}
+"""The lowering's names the API gives, by the module that defines them: imported when first asked for, so that
+placing alone loads no numpy."""
+
+
+def __getattr__(name: str):
+    if name not in _LOWERING:
+        raise AttributeError(f"module 'lanearena.api' has no attribute '{name}'")
+    return getattr(importlib.import_module(_LOWERING[name]), name)
 
 
 def context(*dialects: Dialect) -> Context:
