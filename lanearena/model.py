@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import StrEnum, auto
 
 QBLOCK = 32
 """Values per scale of a quantized array (GGML's Q8_0)."""
@@ -49,6 +49,20 @@ class Role(StrEnum):
 
 
 ELEMENT_BYTES = {"f32": 4, "i32": 4, "i8": 1}
+
+
+class Reason(StrEnum):
+    """Why an array keeps a buffer of its own: what its tensor is (input, weight, state, output, a view whose
+    quantized form is its own), that a launch reads it before the step writes all of it (unsafe), or that its
+    tensor is not allocated in that form (unallocated)."""
+
+    INPUT = auto()
+    WEIGHT = auto()
+    STATE = auto()
+    OUTPUT = auto()
+    VIEW = auto()
+    UNSAFE = auto()
+    UNALLOCATED = auto()
 
 
 @dataclass(frozen=True)

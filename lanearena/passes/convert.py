@@ -9,7 +9,6 @@ from xdsl.ir import SSAValue
 from lanearena.analysis.lifetimes import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
 from lanearena.dialects import arena, lane
-from lanearena.dialects.attrs import Reason
 from lanearena.dialects.base import tensor_def
 from lanearena.model import QBLOCK, Form, Launch, Numerics, Role, Step, Tensor, Touch, Write
 
@@ -106,7 +105,7 @@ def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> 
                 plan.arrays.append(PlacedArray(t.name, form, offset, bytes_of(t, form, two, align), first, last))
         if isinstance(c, lane.TensorDef):
             t = step.tensors[c.tensor_name]
-            plan.own += [OwnArray(t.name, f, bytes_of(t, f, two, align), r.value) for f, r in c.own.items()]
+            plan.own += [OwnArray(t.name, f, bytes_of(t, f, two, align), r) for f, r in c.own.items()]
         elif isinstance(c, lane.LaunchOp):
             for b in c.buffers:
                 owner = b.owner
@@ -145,7 +144,7 @@ def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
         block.erase_op(old)
         defs[name] = new
     for o in plan.own:
-        defs[o.tensor].set_own(o.form, Reason(o.reason))
+        defs[o.tensor].set_own(o.form, o.reason)
     scratch = {(s.launch, s.tag): s for s in plan.scratch}
     counters = {(c.launch, c.tag): c for c in plan.counters}
     launches = [c for c in block.ops if isinstance(c, lane.LaunchOp)]
