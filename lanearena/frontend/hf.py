@@ -107,8 +107,8 @@ def _rope(values: dict, out: Out, origin: Origin) -> None:
             continue
         if not isinstance(scaling, dict):
             raise refuse(origin, hf, f"{hf} is an object of rope parameters, not {scaling!r}")
-        rope_type: str = scaling.get("rope_type", scaling.get("type", "default"))
-        if rope_type not in ROPE_TYPES:
+        rope_type = scaling.get("rope_type", scaling.get("type", "default"))
+        if not isinstance(rope_type, str) or rope_type not in ROPE_TYPES:
             raise refuse(
                 origin, hf, f"{hf} rope_type {rope_type!r} cannot be modeled: lanearena turns {', '.join(ROPE_TYPES)}"
             )
