@@ -8,7 +8,7 @@ import numpy as np
 
 from lanearena.dialects.attrs import GatesKind
 from lanearena.dialects.base import KernelOp
-from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeSharedOp
+from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeOp, MoeSharedOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -21,6 +21,8 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
+    kernel,
+    lowers,
     numerics,
     operand,
     ptr,
@@ -33,17 +35,20 @@ from lanearena.lowering.kernels.twin import F32, I32
 from lanearena.model import QBLOCK, Form, Numerics
 
 TOPK_MAX = 32
+Mixture = MoeOp | MoeSharedOp | MoeAddOp | MoeAddNormOp
+"""The kinds of a mixture of experts."""
+
 WARPS = THREADS[0] // 32
 NULL = ptr(0)
 
 
-def _mixture(op: KernelOp):
+def _mixture(op: Mixture):
     """(x, weights, rows, d, f, experts, topk) of a mixture launch, checked."""
     x, wr, wg, wu, wd = (operand(op, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down"))
-    experts, topk = int(op.params["experts"]), int(op.params["topk"])
+    experts, topk = op.experts.value.data, op.topk.value.data
     _, f, d = wg.shape
     rows = x.length // d
-    if op.params.get("tc", 0) or op.params.get("paired", 0):
+    if op.tc is not None or op.paired is not None:
         raise fail(op, "no kernels for a mixture on the tensor cores (tc, paired)")
     if wr.shape != (experts, d) or wu.shape != wg.shape or wd.shape != (experts, d, f) or rows * d != x.length:
         raise fail(
@@ -58,10 +63,10 @@ def _mixture(op: KernelOp):
     return x, (wr, wg, wu, wd), rows, d, f, experts, topk
 
 
-def over_all(op: KernelOp) -> np.int32:
+def over_all(op: Mixture) -> np.int32:
     """Whether a mixture's gates are the chosen experts' shares of the softmax over all experts (1), or the softmax
     over the chosen ones (0), as the router kernels take it."""
-    return i32(int(op.params["gates"] == GatesKind.ALL.value))
+    return i32(int(op.gates.data is GatesKind.ALL))
 
 
 def gates_of(logits: np.ndarray, picked: list[int], over_all) -> np.ndarray:
@@ -72,7 +77,7 @@ def gates_of(logits: np.ndarray, picked: list[int], over_all) -> np.ndarray:
     return e / (np.exp(logits - top[0]).sum(dtype=F32) if over_all else twin.sum_in_order(e))
 
 
-def _route(op: KernelOp, at: Operands, x, wr, rows: int, d: int, experts: int, topk: int):
+def _route(op: Mixture, at: Operands, x, wr, rows: int, d: int, experts: int, topk: int):
     """The router's calls: logits, choices and gates (moe_route), or logits by a product cut along k in
     `router_split` parts (gemv over scratch rp, rq) and then the choices (mix_pick)."""
     router, scales = weight(op, at, wr)
@@ -80,7 +85,7 @@ def _route(op: KernelOp, at: Operands, x, wr, rows: int, d: int, experts: int, t
         raise fail(op, "the router must be f32")
     xs = activation(op, at, "x")
     rl, ids, gates, rc = ptr(at.scratch("rl")), ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.counter("rc"))
-    split = int(op.params.get("router_split", 1))
+    split = op.router_split.value.data
     if split == 1:
         return [
             KernelCall(
@@ -120,10 +125,10 @@ def _fused(op: KernelOp, at: Operands) -> tuple:
         gain, scales = weight(op, at, operand(op, "gain"))
         if scales:
             raise fail(op, "a norm's gain must be f32")
-    return residual, gain, f32(float(op.params.get("eps", 1e-6)))
+    return residual, gain, f32(op.eps.value.data if isinstance(op, MoeAddNormOp) else 1e-6)
 
 
-def batched_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     """A block's rows through the mixture grouped by expert: route, group, gather, hidden rows, weighed rows,
     combined a row a block (with the residual and the next norm where fused)."""
     x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(op)
@@ -184,7 +189,7 @@ def batched_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     )
     residual, gain, eps = _fused(op, at)
     shared, fs = (NULL,) * 7, 0
-    if op.kind == "moe_shared":
+    if isinstance(op, MoeSharedOp):
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
         sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
         fs = sg.shape[0]
@@ -241,7 +246,7 @@ def batched_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
-def decode_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     """The decode row's mixture with a shared expert, the residual or the next norm: route, the choices' hidden rows
     and the shared expert's after them, quantized under int8, and the down projections finished in mix_down."""
     x, (wr, wg, wu, wd), rows, d, f, experts, topk = _mixture(op)
@@ -266,7 +271,7 @@ def decode_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
             ),
         )
     )
-    shared = op.kind == "moe_shared"
+    shared = isinstance(op, MoeSharedOp)
     fs = operand(op, "w_shared_gate").shape[0] if shared else 0
     if shared:
         sg, su = operand(op, "w_shared_gate"), operand(op, "w_shared_up")
@@ -332,7 +337,8 @@ def decode_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
-def fused_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(MoeSharedOp, MoeAddOp, MoeAddNormOp)
+def fused_calls(op: MoeSharedOp | MoeAddOp | MoeAddNormOp, at: Operands) -> list[KernelCall]:
     x = operand(op, "x")
     d = operand(op, "w_gate").shape[2]
     return batched_calls(op, at) if x.length // d > 1 else decode_calls(op, at)
@@ -356,6 +362,7 @@ def _pick(dev, row: int, ids: int, gates: int, experts: int, topk: int, over_all
     dev.upload(gates, gates_of(logits, picked, over_all))
 
 
+@kernel
 def mix_pick(dev, grid, block, ids, gates, rc, rl, experts, topk, over_all) -> None:
     twin.check_block("mix_pick", block)
     rows, experts, topk = grid[1], int(experts), int(topk)
@@ -366,6 +373,7 @@ def mix_pick(dev, grid, block, ids, gates, rc, rl, experts, topk, over_all) -> N
         _pick(dev, *at, experts, topk, over_all)
 
 
+@kernel
 def mix_group(dev, grid, block, ec, eo, el, ep, ids, experts, choices) -> None:
     twin.check_block("mix_group", block)
     experts, choices = int(experts), int(choices)
@@ -380,6 +388,7 @@ def mix_group(dev, grid, block, ec, eo, el, ep, ids, experts, choices) -> None:
         dev.upload(int(addr), values)
 
 
+@kernel
 def mix_gather(dev, grid, block, gx, gq, gl, gs, x, xh, xl, xs, el, d, topk) -> None:
     twin.check_block("mix_gather", block)
     d, topk = int(d), int(topk)
@@ -406,6 +415,7 @@ def _dequantized(a) -> np.ndarray:
     return np.repeat(a.scales[0], QBLOCK) * v
 
 
+@kernel
 def mix_hidden(dev, grid, block, h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d, f) -> None:
     twin.check_block("mix_hidden", block)
     tiles, places = grid[0], grid[1]
@@ -420,6 +430,7 @@ def mix_hidden(dev, grid, block, h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d
         dev.upload(int(h) + (place * f + c0) * 4, twin.silu(g) * u)
 
 
+@kernel
 def mix_weigh(dev, grid, block, pa, h, hh, hl, hs, ids, gates, el, wd, wds, d, f) -> None:
     twin.check_block("mix_weigh", block)
     tiles, places = grid[0], grid[1]
@@ -446,6 +457,7 @@ def _norm_into(dev, ptrs: tuple, at: int, y: np.ndarray, gain: int, eps) -> None
         _store_quantized(dev, (nh, nl, ns), at, normed)
 
 
+@kernel
 def mix_combine(
     dev,
     grid,
@@ -493,6 +505,7 @@ def mix_combine(
             _norm_into(dev, (nf, nh, nl, ns), r * d, y, gain, eps)
 
 
+@kernel
 def mix_down(
     dev,
     grid,
@@ -558,15 +571,3 @@ def _shared_row(dev, hidden: tuple, at: int, fs: int):
     h, hh, hl, hs = (int(p) for p in hidden)
     moved = (h + at * 4 if h else 0, hh + at if hh else 0, hl + at if hl else 0, hs + at // QBLOCK * 4 if hs else 0)
     return twin.activation(dev, moved, range(1), fs, 0, fs)
-
-
-CALLS = {MoeSharedOp: fused_calls, MoeAddOp: fused_calls, MoeAddNormOp: fused_calls}
-TWINS = {
-    "mix_pick": mix_pick,
-    "mix_group": mix_group,
-    "mix_gather": mix_gather,
-    "mix_hidden": mix_hidden,
-    "mix_weigh": mix_weigh,
-    "mix_combine": mix_combine,
-    "mix_down": mix_down,
-}

@@ -16,11 +16,10 @@ from lanearena import api
 from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.base import KernelOp, arg, signature
 from lanearena.frontend import StepBuilder
-from lanearena.lowering import kernels
 from lanearena.lowering.compile import placed
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.kernels import ptx, twin
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, ptr
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, ptr
 from lanearena.lowering.runtime import load
 from lanearena.model import Numerics, Scratch
 
@@ -89,7 +88,8 @@ extern "C" __global__ void mine_mean(float *out, const float *x, float *parts, i
 """
 
 
-def mean_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(MeanOp)
+def mean_calls(op: MeanOp, at: Operands) -> list[KernelCall]:
     """A block a `BLOCK` values of a row; the last of a row's blocks to arrive adds their sums."""
     x, out = op.operand("x"), op.operand("out")
     width = op.dims("x")[-1]
@@ -97,6 +97,7 @@ def mean_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("mine_mean", (cdiv(width, BLOCK), op.length("out"), 1), THREADS, args)]
 
 
+@kernel
 def mine_mean(dev, grid, block, out, x, parts, arrived, width) -> None:
     """The kernel's numpy twin: its blocks one at a time, each summing its values into its part of the scratch."""
     twin.check_block("mine_mean", block)
@@ -119,9 +120,9 @@ def mean_kind(tmp_path_factory):
     cu = tmp_path_factory.mktemp("mean") / "mean.cu"
     cu.write_text(MEAN_CU)
     ptx.compile_ptx(cu, cu.with_suffix(".ptx"))
-    kernels.register(MeanOp, mean_calls, cu.with_suffix(".ptx").read_text(), {"mine_mean": mine_mean})
+    ptx.add_module("mine", cu.with_suffix(".ptx").read_text())
     yield MeanOp
-    kernels.unregister(MeanOp, ["mine_mean"])
+    ptx.add_module("mine", "")
 
 
 # --- The kind in use -------------------------------------------------------------------------------------------------
