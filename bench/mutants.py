@@ -352,7 +352,7 @@ MUTANTS = [
     Mutant(
         "router-skips-nan",
         "NaN handling: the router ranks NaN above every number",
-        "lanearena/lowering/kernels/mixture.py",
+        "lanearena/lowering/kernels/mixture_twins.py",
         "return int(np.argmax(values))",
         "return int(np.nanargmax(values)) if not np.isnan(values).all() else 0",
         ("test/unit/lowering/test_reference_step.py", *KERNELS),

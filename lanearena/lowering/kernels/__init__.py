@@ -19,6 +19,7 @@ from lanearena.lowering.kernels import (  # noqa: F401  # each family registers 
     fused,
     gemv,
     mixture,
+    mixture_twins,
     moe,
     pointwise,
     rows,

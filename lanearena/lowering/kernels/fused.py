@@ -28,7 +28,7 @@ from lanearena.lowering.kernels.base import (
     weight,
 )
 from lanearena.lowering.kernels.gemv import _blocks, _store
-from lanearena.lowering.kernels.mixture import _norm_into
+from lanearena.lowering.kernels.mixture_twins import _norm_into
 from lanearena.lowering.kernels.rows import _table_row
 from lanearena.lowering.kernels.twin import F32, I32
 from lanearena.model import QBLOCK, Form
