@@ -10,7 +10,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute
 
 from lanearena.dialects.attrs import FormAttr, PartAttr
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds import KERNEL_OPS
 
 HEADER = """# Launch kinds

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.lowering.kernels import (  # noqa: F401  # each family registers its launchers and twins
     argmax,
     attend,
