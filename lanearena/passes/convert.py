@@ -28,7 +28,7 @@ def tensor_of(op: lane.TensorDef) -> Tensor:
         return Tensor(
             op.tensor_name, t.dims, t.elem, Role.COMPUTED, forms, tensor_def(viewed).tensor_name, op.view_offset
         )
-    return Tensor(op.tensor_name, t.dims, t.elem, Role(op.ROLE), forms)
+    return Tensor(op.tensor_name, t.dims, t.elem, op.ROLE, forms)
 
 
 def launch_of(op: lane.LaunchOp, numerics: Numerics, index: int) -> Launch:
