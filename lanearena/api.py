@@ -28,6 +28,7 @@ from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
 from lanearena.passes.verify import LaneArenaVerify
+from lanearena.plugins import outside_dialects
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
 
 if TYPE_CHECKING:
@@ -51,10 +52,11 @@ def __getattr__(name: str):
 
 
 def context(*dialects: Dialect) -> Context:
-    """A context with the builtin, `lane` and `arena` dialects loaded, and `dialects` (the kinds of a model compiler
-    of its own, say)."""
+    """A context with the builtin, `lane` and `arena` dialects loaded, the dialects of the `lanearena.kinds`
+    entry-point group (`plugins`), and `dialects` (the kinds of a model compiler of its own, say)."""
     ctx = Context()
-    for d in (Builtin, LANE, ARENA, *dialects):
+    found = [d for d in outside_dialects() if d.name not in {g.name for g in dialects}]
+    for d in (Builtin, LANE, ARENA, *found, *dialects):
         ctx.load_dialect(d)
     return ctx
 
