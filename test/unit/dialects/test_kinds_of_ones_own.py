@@ -107,11 +107,11 @@ def test_an_outside_kind_registered_in_the_group_is_seen_by_every_command(tmp_pa
 
 def test_a_broken_entry_point_is_refused_by_name(tmp_path):
     _distribution(tmp_path)
-    (tmp_path / "mine_kinds-0.1.dist-info" / "entry_points.txt").write_text("[lanearena.kinds]\nmine = mine_kinds:NOPE\n")
+    entry = tmp_path / "mine_kinds-0.1.dist-info" / "entry_points.txt"
+    entry.write_text("[lanearena.kinds]\nmine = mine_kinds:NOPE\n")
     step = tmp_path / "mean.mlir"
     step.write_text(MEAN_STEP)
     done = _run([_tool("lanearena"), "place", str(step)], tmp_path, PYTHONPATH=str(tmp_path))
     assert done.returncode != 0
     assert "entry point 'mine = mine_kinds:NOPE' (lanearena.kinds) does not load" in done.stderr
     assert "Traceback" not in done.stderr
-
