@@ -101,7 +101,7 @@ def body(text: str) -> str:
 
 
 ADDED: dict[str, str] = {}
-"""The PTX modules of kinds added outside the package (`kernels.register`), by name."""
+"""The PTX modules of kinds added outside the package (`add_module`), by name."""
 
 
 def modules() -> dict[str, str]:
