@@ -28,8 +28,8 @@ class Launch:
     """One kernel launch as an emitted module makes it: kernel, grid, block and arguments (`KernelCall`'s types)."""
 
     kernel: str
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
     args: tuple
 
 
