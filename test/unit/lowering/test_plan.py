@@ -4,9 +4,6 @@ its host cost a launch against the plain path's."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -21,18 +18,9 @@ from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import prepare, random_feeds, results
 from lanearena.model import QBLOCK
 
+from ..support.bench import script
 
-def bench(name: str):
-    """Script `bench/<name>.py` as a module."""
-    path = Path(__file__).resolve().parents[3] / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-launch_cost = bench("launch_cost")
+launch_cost = script("launch_cost")
 
 
 def emitted(config: str, numerics: str):
