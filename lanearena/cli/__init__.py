@@ -9,7 +9,7 @@ import sys
 
 from lanearena.errors import UserError
 
-SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models")
+SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models", "profile")
 
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:

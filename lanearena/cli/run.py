@@ -13,7 +13,7 @@ from lanearena.cli.budget import add_flags
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.lowering.compile import compare, resolve_backend
+from lanearena.lowering.compile import compare, gpu_timing, resolve_backend
 from lanearena.lowering.runtime import feed_bytes
 
 RUN_FACTOR = 2.5
@@ -54,6 +54,7 @@ def register(sub) -> None:
     p.add_argument("--algorithm", default="best", choices=placement.ALGORITHMS)
     p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cuda"))
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
+    p.add_argument("--no-graph", action="store_true", help="on the GPU, time the plain path, not the CUDA graph")
     add_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -101,6 +102,8 @@ def run(args) -> int:
         "outputs": sorted(result.placed),
         **{k: round(v, 4) for k, v in times.items()},
     }
+    if backend == "cuda":
+        report |= gpu_timing(step, plan, graph=not args.no_graph, seed=args.seed)
     if args.json:
         print(json.dumps(report))
     else:

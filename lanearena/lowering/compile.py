@@ -13,7 +13,7 @@ from lanearena.frontend.from_model import module_of
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load, max_abs_err, random_feeds, unshared
+from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, unshared
 from lanearena.model import Step
 from lanearena.passes.convert import place_step, steps
 
@@ -68,3 +68,14 @@ def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) 
     reference = run_placed(step, unshared(plan), new_device(backend), feeds)
     found = getattr(device, "found", Comparison.device)
     return Comparison(placed, reference, max_abs_err(placed, reference), found)
+
+
+def gpu_timing(step: Step, plan: ArenaPlan, graph: bool = True, seed: int = 0) -> dict:
+    """The timing fields of `lanearena run --json` for `step` placed by `plan` on a fresh GPU device: the CUDA
+    graph's replays (or, `graph` false, the plain path's), see `graph.speed`."""
+    from lanearena.lowering.graph import speed
+
+    module = load(emit(placed_ir(step, plan)))
+    dev = cuda.CudaDevice()
+    b = prepare(dev, random_feeds(step, seed), module.BUFFERS, module.FEEDS, module.ALIGN)
+    return speed(dev, module, b, graph)

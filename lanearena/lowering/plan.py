@@ -111,12 +111,12 @@ class LaunchPlan:
     def __init__(self, dev, module: ModuleType, b: list[int]):
         self.launches = record(module, b)
         self.zeroed = [(b[k], nbytes) for k, (_, nbytes, zero, _) in enumerate(module.BUFFERS) if zero and nbytes]
-        self._calls = [(launcher(dev, c.kernel), c.grid, c.block, pack(c.kernel, c.args)) for c in self.launches]
+        self.calls = [(launcher(dev, c.kernel), c.grid, c.block, pack(c.kernel, c.args)) for c in self.launches]
 
     def __len__(self) -> int:
-        return len(self._calls)
+        return len(self.calls)
 
     def replay(self, stream: object = None) -> None:
         """Every launch, in order (on `stream`, a device's stream, where the device has streams)."""
-        for launch, grid, block, params in self._calls:
+        for launch, grid, block, params in self.calls:
             launch(grid, block, params, 0, stream)

@@ -39,11 +39,11 @@ def test_the_gpu_check_fails_a_plan_that_differs_from_the_plain_path(tmp_path, m
     replay = LaunchPlan.replay
 
     def short(self, stream=None):
-        self._calls, kept = self._calls[:-1], self._calls
+        self.calls, kept = self.calls[:-1], self.calls
         try:
             replay(self, stream)
         finally:
-            self._calls = kept
+            self.calls = kept
 
     monkeypatch.setattr(LaunchPlan, "replay", short)
     assert _gpu_check().main([*ARGS[:3], "--numerics", "f32", "--max-len", "0", "--runs", "1"]) == 1
