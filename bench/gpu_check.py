@@ -22,6 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lanearena import api
+from lanearena.cli.profile import plot as profile_plot
+from lanearena.cli.profile import profile_step
+from lanearena.cli.profile import table as profile_table
+from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
 from lanearena.lowering.compile import new_device, placed_ir, resolve_backend
@@ -54,6 +58,8 @@ class Row:
     graph_host_us: float | None
     weight_bytes: int
     bound_ms: float | None
+    profile: list[str] | None = None
+    """`lanearena profile`'s table of the step (GPU only)."""
 
 
 def config_spec(name: str) -> str:
@@ -62,12 +68,15 @@ def config_spec(name: str) -> str:
     return str(path) if path.exists() else name
 
 
-def check(config: str, numerics: str, max_len: int | None, backend: str, runs: int, against_numpy: bool) -> Row:
+def check(
+    config: str, numerics: str, max_len: int | None, backend: str, runs: int, against_numpy: bool, plot: str | None
+) -> Row:
     settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else [])
     placed = api.place(decoder_step(load(config_spec(config), settings)), "greedy")
     api.verify(placed)
     ((step, plan),) = api.placed_steps(placed)
-    module = load_module(emit(placed_ir(step, plan)))
+    placed_step = placed_ir(step, plan)
+    module = load_module(emit(placed_step))
     feeds = random_feeds(step, 0)
     dev = new_device(backend)
     on_gpu = isinstance(dev, cuda.CudaDevice)
@@ -98,6 +107,14 @@ def check(config: str, numerics: str, max_len: int | None, backend: str, runs: i
     weights = weight_bytes(module)
     bound = weights / dev.bandwidth()[0] * 1e3 if on_gpu else None
     graph = times.get("graph")
+    kinds = None
+    if on_gpu and plot is not None:
+        rows, total, bandwidth = profile_step(dev, placed_step, module, buffers["graph"], runs=10)
+        kinds = profile_table(rows, total, bandwidth, f"{config} {numerics}")
+        try:
+            profile_plot(rows, f"{config} {numerics} on {dev.found}", plot)
+        except UserError as e:
+            kinds.append(f"(no chart: {e})")
     return Row(
         config,
         numerics,
@@ -113,6 +130,7 @@ def check(config: str, numerics: str, max_len: int | None, backend: str, runs: i
         graph.host_us_per_launch if graph else None,
         weights,
         bound,
+        kinds,
     )
 
 
@@ -168,14 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     if backend == "cuda":
         todo = [(c, "int8", None) for c in args.against_numpy] + todo
     for config, numerics, max_len in todo:
-        rows.append(check(config, numerics, max_len, backend, args.runs, config in args.against_numpy))
+        figure = None
+        if args.out and config not in args.against_numpy:
+            figure = str(Path(args.out, f"profile-{Path(config).stem}-{numerics}.png"))
+        rows.append(check(config, numerics, max_len, backend, args.runs, config in args.against_numpy, figure))
         print(f"  {config} {numerics}: {rows[-1].launches} launches, equal {rows[-1].equal}", flush=True)
     lines += table(rows, device, backend != "cuda")
+    for r in rows:
+        if r.profile:
+            lines += ["", *r.profile]
     print("\n".join(lines[1:]))
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         Path(args.out, "gpu_check.txt").write_text("\n".join(lines) + "\n")
         Path(args.out, "gpu_check.json").write_text(json.dumps([asdict(r) for r in rows], indent=1) + "\n")
+        print(f"gpu_check: written to {args.out}")
     bad = [r for r in rows if not r.equal or (r.vs_numpy is not None and r.vs_numpy > 1e-3)]
     for r in bad:
         print(f"gpu_check: {r.config} {r.numerics}: paths equal {r.equal}, against numpy {r.vs_numpy}")

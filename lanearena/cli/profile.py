@@ -100,9 +100,6 @@ def owners(step: lane.StepOp) -> list[tuple[str, int]]:
 def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
     """Each kind's GPU time and bytes a step of decoder `config` on the GPU; the step's GPU time (us), the
     bandwidth's figure and the GPU."""
-    from lanearena.lowering.graph import CudaGraph
-    from lanearena.lowering.plan import LaunchPlan
-
     module = decoder_step(config)
     api.place(module, "greedy")
     ((step, plan),) = api.placed_steps(module)
@@ -111,6 +108,16 @@ def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
     emitted = load_module(emit(placed))
     dev = cuda.CudaDevice()
     b = prepare(dev, random_feeds(step, 0), emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
+    rows, total, bandwidth = profile_step(dev, placed, emitted, b, runs)
+    return rows, total, bandwidth, dev.found
+
+
+def profile_step(dev, placed: lane.StepOp, emitted, b: list[int], runs: int) -> tuple[list[KindTime], float, str]:
+    """Each kind's GPU time and bytes a step of `placed`, lowered to `emitted` and prepared in buffers `b` on `dev`
+    (a `CudaDevice`); the step's GPU time (us) and the bandwidth's figure."""
+    from lanearena.lowering.graph import CudaGraph
+    from lanearena.lowering.plan import LaunchPlan
+
     timed, spacer = LaunchPlan(dev, emitted, b), CudaGraph(dev, LaunchPlan(dev, emitted, b))
     who = owners(placed)
     if len(who) != len(timed):
@@ -143,12 +150,12 @@ def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
         rate = nbytes / (us[name] * 1e-6)
         rows.append(KindTime(name, len(seen[name]), launches[name], us[name], nbytes, rate / 1e9, rate / peak))
     rows.sort(key=lambda r: -r.us)
-    return rows, sum(us.values()), f"{peak / 1e12:.2f} TB/s ({source})", dev.found
+    return rows, sum(us.values()), f"{peak / 1e12:.2f} TB/s ({source})"
 
 
-def table(rows: list[KindTime], total_us: float, bandwidth: str, found: str) -> list[str]:
+def table(rows: list[KindTime], total_us: float, bandwidth: str, title: str) -> list[str]:
     lines = [
-        f"{found}; bandwidth {bandwidth}; the step's launches take {total_us / 1e3:.3f} ms of GPU time",
+        f"{title}: bandwidth {bandwidth}; the step's launches take {total_us / 1e3:.3f} ms of GPU time",
         f"{'kind':<24} {'ops':>4} {'launches':>8} {'us/step':>9} {'share':>6} {'MB':>9} {'GB/s':>7} {'of bw':>6}",
     ]
     for r in rows:
