@@ -68,6 +68,17 @@ def config_spec(name: str) -> str:
     return str(path) if path.exists() else name
 
 
+def sharing_weights(dev, module, feeds, b: list[int]) -> list[int]:
+    """Another buffer set for emitted `module` on `dev`, as `prepare` makes one from `feeds`, but with the weights
+    of set `b` (a step only reads them): a large model's weights are drawn and quantized once, not once a path."""
+    weights = {k for k, _, role, _, _ in module.FEEDS.values() if role == "weight"}
+    # the weights' buffers of no bytes (set b's stand in), every other as `prepare` makes it
+    layout = [(n, 0 if k in weights else size, z, p) for k, (n, size, z, p) in enumerate(module.BUFFERS)]
+    rest = {name: entry for name, entry in module.FEEDS.items() if entry[0] not in weights}
+    fresh = prepare(dev, {name: feeds[name] for name in rest}, layout, rest, module.ALIGN)
+    return [b[k] if k in weights else addr for k, addr in enumerate(fresh)]
+
+
 def check(
     config: str, numerics: str, max_len: int | None, backend: str, runs: int, against_numpy: bool, plot: str | None
 ) -> Row:
@@ -81,7 +92,8 @@ def check(
     dev = new_device(backend)
     on_gpu = isinstance(dev, cuda.CudaDevice)
     sync = dev.synchronize if on_gpu else (lambda: None)
-    buffers = {path: prepare(dev, feeds, module.BUFFERS, module.FEEDS, module.ALIGN) for path in ("plain", "plan")}
+    buffers = {"plain": prepare(dev, feeds, module.BUFFERS, module.FEEDS, module.ALIGN)}
+    buffers["plan"] = sharing_weights(dev, module, feeds, buffers["plain"])
     launch_plan = LaunchPlan(dev, module, buffers["plan"])
     stream = dev.stream if on_gpu else None
     paths = {
@@ -89,7 +101,7 @@ def check(
         "plan": functools.partial(launch_plan.replay, stream),
     }
     if on_gpu:
-        buffers["graph"] = prepare(dev, feeds, module.BUFFERS, module.FEEDS, module.ALIGN)
+        buffers["graph"] = sharing_weights(dev, module, feeds, buffers["plain"])
         paths["graph"] = CudaGraph(dev, LaunchPlan(dev, module, buffers["graph"])).replay
     equal, first = True, None
     for _ in range(2):
