@@ -8,14 +8,20 @@ import sys
 import types
 
 import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import placed_ir
+from lanearena.lowering.compile import placed_ir, run_placed
+from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import prepare, random_feeds, results
+from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, results
+
+from ..support import reference_step
+from ..support.kernel_steps import kernel_steps
 
 
 class _Gpu:
@@ -124,3 +130,22 @@ def test_a_step_runs_where_pytorch_holds_the_gpu():
     pytest.importorskip("torch", reason="needs PyTorch with CUDA")
     done = subprocess.run([sys.executable, "-c", _AFTER_TORCH], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+@pytest.mark.skipif(cuda.available() is not None, reason=f"needs a GPU: {cuda.available()}")
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(kernel_steps(), st.integers(0, 2**16))
+def test_drawn_kernel_steps_on_the_gpu_equal_the_numpy_runtime(drawn, seed):
+    """GPU only. Steps of every kernel kind over views on and off block boundaries, odd sizes, all numerics (the
+    suite's drawn steps): the PTX kernels compute what their numpy twins compute, to 1e-4 of the largest value
+    (a router's near tie, where either run may pick either expert, is no test)."""
+    api.place(drawn.module, "greedy")
+    api.verify(drawn.module)
+    ((step, plan),) = api.placed_steps(drawn.module)
+    feeds = random_feeds(step, seed)
+    if reference_step.run(step, feeds).ambiguous(step.numerics):
+        reject()
+    cpu = run_placed(step, plan, NumpyDevice(), feeds)
+    gpu = run_placed(step, plan, cuda.CudaDevice(), feeds)
+    largest = max((float(abs(v).max(initial=0)) for v in cpu.values()), default=0.0)
+    assert max_abs_err(gpu, cpu) <= 1e-4 * max(1.0, largest)
