@@ -36,6 +36,7 @@ __device__ __forceinline__ void lane_dots(const Act& a, const Wrow (&w)[N], int 
   }
   if (a.hi && w[0].q) {  // int8 by Q8_0: a lane pair a block, a lane its half; the halves' dots added as integers
     const int half = lane & 1;
+    const unsigned pair = 3u << (lane & 30);  // a pair's lanes run the same blocks: the shuffles name only them
 #pragma unroll UNROLL
     for (int b = k0 / QBLOCK + (lane >> 1); b < k1 / QBLOCK; b += 16) {
       const long at = (long)b * QBLOCK + half * 16;
@@ -52,11 +53,11 @@ __device__ __forceinline__ void lane_dots(const Act& a, const Wrow (&w)[N], int 
 #pragma unroll
       for (int j = 0; j < N; ++j) {
         int dh = idot16(hv, wv[j]);
-        dh += __shfl_xor_sync(FULL, dh, 1);
+        dh += __shfl_xor_sync(pair, dh, 1);
         float d = (float)dh;
         if (a.lo) {
           int dl = idot16(lv, wv[j]);
-          dl += __shfl_xor_sync(FULL, dl, 1);
+          dl += __shfl_xor_sync(pair, dl, 1);
           d += (float)dl / 127.f;
         }
         if (!half) acc[j] += as * ws[j] * d;
