@@ -13,6 +13,7 @@ from lanearena.frontend.from_model import module_of
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
+from lanearena.lowering.graph import speed
 from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, unshared
 from lanearena.model import Step
 from lanearena.passes.convert import place_step, steps
@@ -73,8 +74,6 @@ def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) 
 def gpu_timing(step: Step, plan: ArenaPlan, graph: bool = True, seed: int = 0) -> dict:
     """The timing fields of `lanearena run --json` for `step` placed by `plan` on a fresh GPU device: the CUDA
     graph's replays (or, `graph` false, the plain path's), see `graph.speed`."""
-    from lanearena.lowering.graph import speed
-
     module = load(emit(placed_ir(step, plan)))
     dev = cuda.CudaDevice()
     b = prepare(dev, random_feeds(step, seed), module.BUFFERS, module.FEEDS, module.ALIGN)
