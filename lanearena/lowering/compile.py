@@ -14,7 +14,7 @@ from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.graph import speed
-from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, unshared
+from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, results, unshared
 from lanearena.model import Step
 from lanearena.passes.convert import place_step, steps
 
@@ -71,10 +71,13 @@ def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) 
     return Comparison(placed, reference, max_abs_err(placed, reference), found)
 
 
-def gpu_timing(step: Step, plan: ArenaPlan, graph: bool = True, seed: int = 0) -> dict:
+def gpu_timing(step: Step, plan: ArenaPlan, placed: dict[str, np.ndarray], graph: bool = True, seed: int = 0) -> dict:
     """The timing fields of `lanearena run --json` for `step` placed by `plan` on a fresh GPU device: the CUDA
-    graph's replays (or, `graph` false, the plain path's), see `graph.speed`."""
+    graph's replays (or, `graph` false, the plain path's), see `graph.speed`; and `equal_to_plain`, whether the
+    results after them are, bit for bit, `placed` (the plain path's, from the same `seed`)."""
     module = load(emit(placed_ir(step, plan)))
     dev = cuda.CudaDevice()
     b = prepare(dev, random_feeds(step, seed), module.BUFFERS, module.FEEDS, module.ALIGN)
-    return speed(dev, module, b, graph)
+    timing = speed(dev, module, b, graph)
+    got = results(dev, b, module.RESULTS)
+    return timing | {"equal_to_plain": all(got[n].tobytes() == placed[n].tobytes() for n in placed)}

@@ -172,4 +172,5 @@ def test_run_reports_the_graphs_timing(simulated_gpu, capsys):
         report = json.loads(capsys.readouterr().out)
         assert report["backend"] == "cuda" and report["device"] == "a simulated GPU" and report["path"] == path
         assert report["launches"] == 32 and report["step_ms"] > 0 and report["host_us_per_launch"] > 0
+        assert report["equal_to_plain"] is True
         assert report["bandwidth_bound_ms"] == round(report["weight_bytes"] / 1e12 * 1e3, 4)
