@@ -60,6 +60,8 @@ class Row:
     bound_ms: float | None
     profile: list[str] | None = None
     """`lanearena profile`'s table of the step (GPU only)."""
+    graph_error: str | None = None
+    """Why the CUDA graph could not be made, where it could not."""
 
 
 def config_spec(name: str) -> str:
@@ -100,9 +102,14 @@ def check(
         "plain": functools.partial(module.launches, dev, buffers["plain"]),
         "plan": functools.partial(launch_plan.replay, stream),
     }
+    graph_error = None
     if on_gpu:
-        buffers["graph"] = sharing_weights(dev, module, feeds, buffers["plain"])
-        paths["graph"] = CudaGraph(dev, LaunchPlan(dev, module, buffers["graph"])).replay
+        graphed = sharing_weights(dev, module, feeds, buffers["plain"])
+        try:
+            paths["graph"] = CudaGraph(dev, LaunchPlan(dev, module, graphed)).replay
+            buffers["graph"] = graphed
+        except Exception as e:  # told in the table, and the rest still measured
+            graph_error = f"{type(e).__name__}: {e}"
     equal, first = True, None
     for _ in range(2):
         for run in paths.values():
@@ -120,7 +127,7 @@ def check(
     bound = weights / dev.bandwidth()[0] * 1e3 if on_gpu else None
     graph = times.get("graph")
     kinds = None
-    if on_gpu and plot is not None:
+    if on_gpu and plot is not None and graph_error is None:
         rows, total, bandwidth = profile_step(dev, placed_step, module, buffers["graph"], runs=10)
         kinds = profile_table(rows, total, bandwidth, f"{config} {numerics}")
         try:
@@ -143,6 +150,7 @@ def check(
         weights,
         bound,
         kinds,
+        graph_error,
     )
 
 
@@ -213,9 +221,12 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out, "gpu_check.txt").write_text("\n".join(lines) + "\n")
         Path(args.out, "gpu_check.json").write_text(json.dumps([asdict(r) for r in rows], indent=1) + "\n")
         print(f"gpu_check: written to {args.out}")
-    bad = [r for r in rows if not r.equal or (r.vs_numpy is not None and r.vs_numpy > 1e-3)]
+    bad = [r for r in rows if not r.equal or r.graph_error or (r.vs_numpy is not None and r.vs_numpy > 1e-3)]
     for r in bad:
-        print(f"gpu_check: {r.config} {r.numerics}: paths equal {r.equal}, against numpy {r.vs_numpy}")
+        print(
+            f"gpu_check: {r.config} {r.numerics}: paths equal {r.equal}, against numpy {r.vs_numpy}, graph error "
+            f"{r.graph_error}"
+        )
     return 1 if bad else 0
 
 

@@ -174,3 +174,14 @@ def test_run_reports_the_graphs_timing(simulated_gpu, capsys):
         assert report["launches"] == 32 and report["step_ms"] > 0 and report["host_us_per_launch"] > 0
         assert report["equal_to_plain"] is True
         assert report["bandwidth_bound_ms"] == round(report["weight_bytes"] / 1e12 * 1e3, 4)
+
+
+def test_a_graph_that_cannot_be_made_is_told_and_the_rest_still_measured(simulated_gpu, capsys):
+    """The driver refuses the capture: the check names the driver's error, still times the plain path and the
+    plan, and fails."""
+    sys.modules["cuda.bindings.driver"].cuStreamBeginCapture = lambda stream, mode: (999,)
+    gpu_check = script("gpu_check")
+    assert gpu_check.main(["tiny", "--numerics", "f32", "--max-len", "0", "--runs", "1", "--against-numpy"]) == 1
+    out = capsys.readouterr().out
+    assert "graph error RuntimeError: cuStreamBeginCapture failed: CUDA_ERROR_SIMULATED" in out
+    assert "| tiny f32 | 28 | yes | - |" in out
