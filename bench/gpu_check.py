@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         default=["tiny", "tiny-moe", "tiny-prefill"],
         metavar="CONFIG",
-        help="configs also run on the numpy runtime and compared (default: the tiny ones)",
+        help="configs also run on the numpy runtime and compared, in every numerics (default: the tiny ones)",
     )
     p.add_argument("--out", default=os.environ.get("OUT"), help="a folder for gpu_check.txt and .json ($OUT)")
     args = p.parse_args(argv)
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     todo = [(c, n, args.max_len or None) for c in args.configs for n in args.numerics.split(",")]
     if backend == "cuda":
-        todo = [(c, "int8", None) for c in args.against_numpy] + todo
+        todo = [(c, n, None) for c in args.against_numpy for n in ("f32", "int8", "int8x2")] + todo
     for config, numerics, max_len in todo:
         figure = None
         if args.out and config not in args.against_numpy:
