@@ -133,7 +133,7 @@ def test_a_step_runs_where_pytorch_holds_the_gpu():
 
 
 @pytest.mark.skipif(cuda.available() is not None, reason=f"needs a GPU: {cuda.available()}")
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(kernel_steps(), st.integers(0, 2**16))
 def test_drawn_kernel_steps_on_the_gpu_equal_the_numpy_runtime(drawn, seed):
     """GPU only. Steps of every kernel kind over views on and off block boundaries, odd sizes, all numerics (the
