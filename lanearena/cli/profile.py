@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass
 
 from lanearena import api
 from lanearena.dialects import lane
-from lanearena.dialects.base import KernelOp, tensor_def, tensor_type
+from lanearena.dialects.base import tensor_def, tensor_type
+from lanearena.dialects.kernel import KernelOp
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
 from lanearena.lowering import cuda, kernels

@@ -10,7 +10,7 @@ import pytest
 
 from lanearena import api
 from lanearena.cli.profile import label, moved, owners
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
 from lanearena.lowering.compile import placed_ir
