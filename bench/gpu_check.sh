@@ -10,14 +10,15 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/gpu_check}
 mkdir -p "$OUT"
-exec > >(tee "$OUT/gpu_check.log") 2>&1
+
+main() {
 start=$SECONDS
 if [ -f .whl/setup.sh ]; then
   # shellcheck disable=SC1091
-  source .whl/setup.sh || { echo "gpu_check: the setup from .whl/ failed"; exit 1; }
+  source .whl/setup.sh || { echo "gpu_check: the setup from .whl/ failed"; return 1; }
 else
   python3 -m venv .venv-gpu && . .venv-gpu/bin/activate && python -m pip install -q -e '.[gpu,plot]' pytest hypothesis \
-    || { echo "gpu_check: pip install failed"; exit 1; }
+    || { echo "gpu_check: pip install failed"; return 1; }
 fi
 echo "== setup done in $((SECONDS - start)) s; what this python has:"
 python3 - <<'PY'
@@ -43,4 +44,8 @@ python3 -m lanearena.cli run --backend cuda --json --no-graph tiny || status=1
 echo "== bench/gpu_check.py"
 timeout 300 python3 bench/gpu_check.py --out "$OUT" "$@" || status=1
 echo "== gpu_check.sh: exit $status after $((SECONDS - start)) s"
-exit $status
+return $status
+}
+
+main "$@" 2>&1 | tee "$OUT/gpu_check.log"
+exit "${PIPESTATUS[0]}"
