@@ -28,9 +28,8 @@ from lanearena.cli.profile import table as profile_table
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import new_device, placed_ir, resolve_backend
+from lanearena.lowering.compile import new_device, placed, resolve_backend
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
 from lanearena.lowering.graph import CudaGraph, time_step, weight_bytes
 from lanearena.lowering.plan import LaunchPlan
 from lanearena.lowering.runtime import fed, max_abs_err, prepare, random_feeds, results
@@ -98,11 +97,11 @@ def check(
     config: str, numerics: str, max_len: int | None, backend: str, runs: int, against_numpy: bool, plot: str | None
 ) -> Row:
     settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else [])
-    placed = api.place(decoder_step(load(config_spec(config), settings)), "greedy")
-    api.verify(placed)
-    ((step, plan),) = api.placed_steps(placed)
-    placed_step = placed_ir(step, plan)
-    module = load_module(emit(placed_step))
+    built = decoder_step(load(config_spec(config), settings))
+    api.place(built, "greedy")
+    p = placed(built)  # verified, and read from the IR
+    step, plan, placed_step = p.step, p.plan, p.op
+    module = load_module(p.source())
     feeds = drawn(step)
     dev = new_device(backend)
     on_gpu = isinstance(dev, cuda.CudaDevice)

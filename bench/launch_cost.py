@@ -15,8 +15,7 @@ import time
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed_ir
-from lanearena.lowering.emit import emit
+from lanearena.lowering.compile import placed
 from lanearena.lowering.plan import LaunchPlan
 from lanearena.lowering.runtime import load as load_module
 
@@ -61,9 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     print(f"{'config':<36} {'launches':>8} {'plain us/launch':>16} {'plan us/launch':>15} {'plan/plain':>10}")
     for config in args.configs:
-        module = api.place(decoder_step(load(config, args.settings)), "greedy")
-        ((step, plan),) = api.placed_steps(module)
-        emitted = load_module(emit(placed_ir(step, plan)))
+        module = decoder_step(load(config, args.settings))
+        api.place(module, "greedy")
+        emitted = load_module(placed(module).source())
         plain, planned = host_cost(emitted, args.rounds)
         print(f"{config:<36} {emitted.KERNEL_LAUNCHES:>8} {plain:16.2f} {planned:15.3f} {planned / plain:10.3f}")
     return 0

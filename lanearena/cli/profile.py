@@ -20,8 +20,7 @@ from lanearena.dialects.kernel import KernelOp
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
 from lanearena.lowering import cuda, kernels
-from lanearena.lowering.compile import placed_ir
-from lanearena.lowering.emit import emit
+from lanearena.lowering.compile import placed
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import prepare, random_feeds
 from lanearena.model import QBLOCK, Form
@@ -103,13 +102,11 @@ def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
     bandwidth's figure and the GPU."""
     module = decoder_step(config)
     api.place(module, "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    assert plan is not None  # placed above
-    placed = placed_ir(step, plan)
-    emitted = load_module(emit(placed))
+    p = placed(module)
+    emitted = load_module(p.source())
     dev = cuda.CudaDevice()
-    b = prepare(dev, random_feeds(step, 0), emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    rows, total, bandwidth = profile_step(dev, placed, emitted, b, runs)
+    b = prepare(dev, random_feeds(p.step, 0), emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
+    rows, total, bandwidth = profile_step(dev, p.op, emitted, b, runs)
     return rows, total, bandwidth, dev.found
 
 

@@ -13,7 +13,7 @@ from lanearena.cli.budget import add_flags
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.lowering.compile import compare, gpu_timing, resolve_backend
+from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
 from lanearena.lowering.runtime import feed_bytes
 
 RUN_FACTOR = 2.5
@@ -74,28 +74,26 @@ def run(args) -> int:
     show(f"placing {config.name}")
     t = time.perf_counter()
     api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
-    api.verify(module)
+    step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
-    ((step, plan),) = api.placed_steps(module)
-    assert plan is not None  # placed above
     try:
         backend = resolve_backend(args.backend)
     except RuntimeError as e:
         raise UserError(str(e)) from None
     if backend == "numpy":
-        check_memory(config.name, feed_bytes(step), available_memory())
-    show(f"running {len(step.launches)} launches on {backend}")
+        check_memory(config.name, feed_bytes(step.step), available_memory())
+    show(f"running {len(step.step.launches)} launches on {backend}")
     t = time.perf_counter()
-    result = compare(step, plan, backend, args.seed)
+    result = compare(step, backend, args.seed)
     times["run_s"] = time.perf_counter() - t
     show.close()
     report = {
         "config": config.name,
-        "launches": len(step.launches),
-        "arena_bytes": plan.bytes,
-        "lower_bound_bytes": plan.lower_bound,
-        "no_reuse_bytes": sum(it.bytes for it in problem(step, plan.align).items),
-        "algorithm": plan.algorithm,
+        "launches": len(step.step.launches),
+        "arena_bytes": step.plan.bytes,
+        "lower_bound_bytes": step.plan.lower_bound,
+        "no_reuse_bytes": sum(it.bytes for it in problem(step.step, step.plan.align).items),
+        "algorithm": step.plan.algorithm,
         "backend": backend,
         "device": result.device,
         "max_abs_err": result.max_abs_err,
@@ -103,7 +101,7 @@ def run(args) -> int:
         **{k: round(v, 4) for k, v in times.items()},
     }
     if backend == "cuda":
-        report |= gpu_timing(step, plan, result.placed, graph=not args.no_graph, seed=args.seed)
+        report |= gpu_timing(step, result.placed, graph=not args.no_graph, seed=args.seed)
     if args.json:
         print(json.dumps(report))
     else:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from lanearena.dialects.attrs import ScalingKind
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.model import QBLOCK, Form, Numerics
 
@@ -287,8 +289,8 @@ def _check(c: DecoderConfig) -> None:
     )
 
 
-ROPE_TYPES = ("default", "linear", "dynamic", "llama3")
-"""The rope types the rope kernel scales its frequencies by (Hugging Face's `rope_type`)."""
+ROPE_TYPES = tuple(k.value for k in ScalingKind)
+"""The rope types the rope kernel scales its frequencies by (Hugging Face's `rope_type`): `lane.rope`'s scalings."""
 
 
 def _check_rope(c: DecoderConfig, need) -> None:
@@ -423,7 +425,7 @@ class _Decoder:
         v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
         attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
-        splits = {} if c.attn_kind == "attention_i8x2" else {"splits": c.attn_splits}
+        splits = {"splits": c.attn_splits} if "splits" in KERNEL_OPS[c.attn_kind].param_names() else {}
         window = {"window": c.windowed(layer)} if c.windowed(layer) else {}
         b.launch(
             c.attn_kind,

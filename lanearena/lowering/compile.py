@@ -1,22 +1,75 @@
-"""Lowering a placed step and running it: the emitted module's source, and its results on a device next to the
-reference run in which no two arrays share bytes."""
+"""Lowering a placed step and running it: the step verified and read from its IR once (`placed`), the emitted
+module's source, and its results on a device next to the reference run in which no two arrays share bytes (another
+layout of the same launches)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 
+from lanearena import options
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects import lane
-from lanearena.frontend.from_model import module_of
+from lanearena.errors import UserError
+from lanearena.limits import oversized
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.graph import speed
 from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, results, unshared
-from lanearena.model import Step
-from lanearena.passes.convert import place_step, steps
+from lanearena.model import QBLOCK, Step
+from lanearena.passes.convert import alloc_of, steps
+from lanearena.passes.verify import verified
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A placed `lane.step` that `lane-arena-verify` accepts, with the step and arena read from its IR: what the
+    lowering takes (make one with `placed`)."""
+
+    op: lane.StepOp
+    step: Step
+    plan: ArenaPlan
+    qblock: int = QBLOCK
+
+    def source(self) -> str:
+        """The Python module that runs the step as its IR places it."""
+        return emit(self.op, self.step, self.plan, self.qblock)
+
+    def unshared_source(self) -> str:
+        """The module that runs the same launches with every arena array and scratch at bytes of its own: the
+        reference a placement must match."""
+        return emit(self.op, self.step, unshared(self.plan), self.qblock)
+
+
+def placed(module: ModuleOp | lane.StepOp, qblock: int = QBLOCK) -> Placed:
+    """The one `lane.step` of `module` (or the step `module` is), placed and verified as `lane-arena-verify` does;
+    a `UserError` with every problem, located, where it is not one step, not placed, or placed wrongly."""
+    if isinstance(module, lane.StepOp):
+        op = module
+    else:
+        found = steps(module)
+        if len(found) != 1:
+            raise UserError(f"lane-pycuda lowers one lane.step a module, found {len(found)}")
+        (op,) = found
+    if problems := oversized(op):
+        raise UserError("\n".join(problems))
+    alloc = alloc_of(op)
+    if alloc is None:
+        raise UserError(f"lane.step @{op.sym_name.data} is not placed: run lane-arena-place first")
+    try:
+        options.align(alloc.align.value.data, "arena.alloc's align")
+        options.qblock(qblock)
+    except options.OptionError as e:
+        raise UserError(f"lane.step @{op.sym_name.data}: {e}") from None
+    try:
+        step, plan = verified(op, qblock)
+    except DiagnosticException as e:
+        raise UserError(str(e)) from None
+    return Placed(op, step, plan, qblock)
 
 
 def resolve_backend(backend: str = "auto") -> str:
@@ -48,36 +101,29 @@ class Comparison:
     """What ran the placed step: the GPU and driver found, or the numpy runtime."""
 
 
-def placed_ir(step: Step, plan: ArenaPlan) -> lane.StepOp:
-    """`step` as a `lane.step` rewritten onto the arena `plan` places it on."""
-    (op,) = steps(module_of(step))
-    place_step(op, step, plan)
-    return op
+def run(step: Placed, device, feeds) -> dict[str, np.ndarray]:
+    """The placed `step`'s outputs and state on `device` (see `new_device`) from `feeds` (see `random_feeds`)."""
+    return load(step.source()).run(device, feeds)
 
 
-def run_placed(step: Step, plan: ArenaPlan, device, feeds) -> dict[str, np.ndarray]:
-    """`step`'s results on `device` when run as `plan` places it."""
-    return load(emit(placed_ir(step, plan))).run(device, feeds)
-
-
-def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) -> Comparison:
-    """`step` run as placed and as the unshared reference, on fresh devices of `backend`, with the same random
-    feeds."""
-    feeds = random_feeds(step, seed)
+def compare(step: Placed, backend: str = "numpy", seed: int = 0) -> Comparison:
+    """The placed `step` run as placed and as the unshared reference, on fresh devices of `backend`, with the same
+    random feeds."""
+    feeds = random_feeds(step.step, seed)
     device = new_device(backend)
-    placed = run_placed(step, plan, device, feeds)
-    reference = run_placed(step, unshared(plan), new_device(backend), feeds)
+    got = run(step, device, feeds)
+    reference = load(step.unshared_source()).run(new_device(backend), feeds)
     found = getattr(device, "found", Comparison.device)
-    return Comparison(placed, reference, max_abs_err(placed, reference), found)
+    return Comparison(got, reference, max_abs_err(got, reference), found)
 
 
-def gpu_timing(step: Step, plan: ArenaPlan, placed: dict[str, np.ndarray], graph: bool = True, seed: int = 0) -> dict:
-    """The timing fields of `lanearena run --json` for `step` placed by `plan` on a fresh GPU device: the CUDA
-    graph's replays (or, `graph` false, the plain path's), see `graph.speed`; and `equal_to_plain`, whether the
-    results after them are, bit for bit, `placed` (the plain path's, from the same `seed`)."""
-    module = load(emit(placed_ir(step, plan)))
+def gpu_timing(step: Placed, placed_results: dict[str, np.ndarray], graph: bool = True, seed: int = 0) -> dict:
+    """The timing fields of `lanearena run --json` for the placed `step` on a fresh GPU device: the CUDA graph's
+    replays (or, `graph` false, the plain path's), see `graph.speed`; and `equal_to_plain`, whether the results
+    after them are, bit for bit, `placed_results` (the plain path's, from the same `seed`)."""
+    module = load(step.source())
     dev = cuda.CudaDevice()
-    b = prepare(dev, random_feeds(step, seed), module.BUFFERS, module.FEEDS, module.ALIGN)
+    b = prepare(dev, random_feeds(step.step, seed), module.BUFFERS, module.FEEDS, module.ALIGN)
     timing = speed(dev, module, b, graph)
     got = results(dev, b, module.RESULTS)
-    return timing | {"equal_to_plain": all(got[n].tobytes() == placed[n].tobytes() for n in placed)}
+    return timing | {"equal_to_plain": all(got[n].tobytes() == placed_results[n].tobytes() for n in placed_results)}

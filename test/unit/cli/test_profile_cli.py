@@ -13,8 +13,7 @@ from lanearena.cli.profile import label, moved, owners
 from lanearena.dialects.kernel import KernelOp
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import placed_ir
-from lanearena.lowering.emit import emit
+from lanearena.lowering.compile import placed
 from lanearena.lowering.plan import record
 from lanearena.lowering.runtime import load as load_module
 
@@ -32,13 +31,11 @@ def test_without_a_gpu_profile_says_so_and_exits_0():
 def test_the_ops_own_every_launch_in_order(config, numerics):
     """Each op's share of the launches, told by its lowering at made-up addresses, is the module's launches at the
     real ones: the same count, and the same kernels in the same order."""
-    module = api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    placed = placed_ir(step, plan)
-    emitted = load_module(emit(placed))
+    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+    emitted = load_module(p.source())
     launches = record(emitted, [(k + 1) << 36 for k in range(len(emitted.BUFFERS))])
-    who = owners(placed)
-    ops = [op for op in placed.body.block.ops if isinstance(op, KernelOp)]
+    who = owners(p.op)
+    ops = [op for op in p.op.body.block.ops if isinstance(op, KernelOp)]
     assert len(who) == len(launches) == emitted.KERNEL_LAUNCHES
     assert [name for name, _ in who] == [label(ops[i]) for _, i in who]
     assert sorted({i for _, i in who}) == list(range(len(ops)))  # every op launches
@@ -48,10 +45,8 @@ def test_bytes_moved_by_a_product_are_its_weight_and_rows():
     """A gemv of n x k f32 weights moves the weights, x and out; in int8 numerics a byte and a scale a block of
     the weight, x's int8 words and scales."""
     for numerics, weight_bytes, x_bytes in (("f32", 4, 4), ("int8", 1.125, 1.125)):
-        module = api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), "greedy")
-        ((step, plan),) = api.placed_steps(module)
-        placed = placed_ir(step, plan)
-        gemv = next(op for op in placed.body.block.ops if isinstance(op, KernelOp) and op.kind == "gemv")
+        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), "greedy"))
+        gemv = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gemv")
         n, k = gemv.operand("w").type.dims
         out = gemv.operand("out").type.length
         want = weight_bytes * n * k + x_bytes * gemv.operand("x").type.length + 4 * out

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from lanearena import api
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import placed_ir, run_placed
+from lanearena.lowering.compile import placed
+from lanearena.lowering.compile import run as run_placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, results
 
@@ -90,10 +90,9 @@ def test_graph_replay_equals_the_plain_path_bit_for_bit(config):
     from lanearena.lowering.graph import CudaGraph
     from lanearena.lowering.plan import LaunchPlan
 
-    module = api.place(decoder_step(load(config)), "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    emitted = load_module(emit(placed_ir(step, plan)))
-    feeds = random_feeds(step, 2)
+    p = placed(api.place(decoder_step(load(config)), "greedy"))
+    emitted = load_module(p.source())
+    feeds = random_feeds(p.step, 2)
     dev = cuda.CudaDevice()
     plain = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
     graphed = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
@@ -109,12 +108,11 @@ def test_graph_replay_equals_the_plain_path_bit_for_bit(config):
 _AFTER_TORCH = """
 import torch
 held = torch.ones(1 << 20, device="cuda")  # PyTorch holds the GPU first (its primary context)
-from lanearena.lowering.compile import compare
+from lanearena.lowering.compile import compare, placed
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-module = api.place(decoder_step(load("tiny")), "greedy")
-((step, plan),) = api.placed_steps(module)
-gpu, cpu = compare(step, plan, "cuda"), compare(step, plan, "numpy")
+p = placed(api.place(decoder_step(load("tiny")), "greedy"))
+gpu, cpu = compare(p, "cuda"), compare(p, "numpy")
 from lanearena.lowering.runtime import max_abs_err
 assert max_abs_err(gpu.placed, cpu.placed) < 1e-3, max_abs_err(gpu.placed, cpu.placed)
 assert float(held.sum()) == 1 << 20  # and PyTorch's memory is still its own
@@ -140,12 +138,11 @@ def test_drawn_kernel_steps_on_the_gpu_equal_the_numpy_runtime(drawn, seed):
     suite's drawn steps): the PTX kernels compute what their numpy twins compute, to 1e-4 of the largest value
     (a router's near tie, where either run may pick either expert, is no test)."""
     api.place(drawn.module, "greedy")
-    api.verify(drawn.module)
-    ((step, plan),) = api.placed_steps(drawn.module)
-    feeds = random_feeds(step, seed)
-    if reference_step.run(step, feeds).ambiguous(step.numerics):
+    p = placed(drawn.module)  # verified
+    feeds = random_feeds(p.step, seed)
+    if reference_step.run(p.step, feeds).ambiguous(p.step.numerics):
         reject()
-    cpu = run_placed(step, plan, NumpyDevice(), feeds)
-    gpu = run_placed(step, plan, cuda.CudaDevice(), feeds)
+    cpu = run_placed(p, NumpyDevice(), feeds)
+    gpu = run_placed(p, cuda.CudaDevice(), feeds)
     largest = max((float(abs(v).max(initial=0)) for v in cpu.values()), default=0.0)
     assert max_abs_err(gpu, cpu) <= 1e-4 * max(1.0, largest)

@@ -139,17 +139,15 @@ def test_a_graph_resets_its_counters_before_its_launches(simulated_gpu):
     """A counter left non-zero (as by a launch that failed half way) is zero again when the graph runs."""
     from lanearena import api
     from lanearena.frontend import decoder_step, load
-    from lanearena.lowering.compile import placed_ir
-    from lanearena.lowering.emit import emit
+    from lanearena.lowering.compile import placed
     from lanearena.lowering.graph import CudaGraph
     from lanearena.lowering.plan import LaunchPlan
     from lanearena.lowering.runtime import load as load_module
     from lanearena.lowering.runtime import prepare, random_feeds, results
 
-    module = api.place(decoder_step(load("tiny")), "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    emitted = load_module(emit(placed_ir(step, plan)))
-    feeds = random_feeds(step, 3)
+    p = placed(api.place(decoder_step(load("tiny")), "greedy"))
+    emitted = load_module(p.source())
+    feeds = random_feeds(p.step, 3)
     dev = SimulatedCuda()
     want_b = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
     b = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)

@@ -9,9 +9,8 @@ import pytest
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed_ir
+from lanearena.lowering.compile import placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
 from lanearena.lowering.graph import weight_bytes
 from lanearena.lowering.plan import LaunchPlan, pack, record, unpack
 from lanearena.lowering.runtime import load as load_module
@@ -24,9 +23,8 @@ launch_cost = script("launch_cost")
 
 
 def emitted(config: str, numerics: str):
-    module = api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    return step, load_module(emit(placed_ir(step, plan)))
+    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+    return p.step, load_module(p.source())
 
 
 @pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
