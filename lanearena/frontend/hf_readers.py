@@ -292,6 +292,9 @@ def _next(values: dict, out: Out, origin: Origin) -> None:
     types = values.get("layer_types")
     if types is None:
         return
+    if "attn_interval" not in out.values and isinstance(types, list) and "full_attention" in types:
+        # transformers 5 writes layer_types alone: the interval is where the first full attention layer is
+        out.put("attn_interval", types.index("full_attention") + 1, "layer_types")
     interval = out.values.get("attn_interval", 1)
     want = [
         "full_attention" if (i + 1) % interval == 0 else "linear_attention"
