@@ -32,11 +32,11 @@ README_COMMAND = (
 )
 """The README's test command (its second block), stopping at the first failing test."""
 
-PLACEMENT = ("test/unit/test_place_semantics.py", "test/unit/test_fuzz_placement.py")
-REFERENCE = ("test/unit/test_reference_step.py", "test/unit/test_end_to_end.py")
+PLACEMENT = ("test/unit/analysis/test_place_semantics.py", "test/unit/placement/test_fuzz_placement.py")
+REFERENCE = ("test/unit/lowering/test_reference_step.py", "test/unit/lowering/test_end_to_end.py")
 SCRATCH = ("test/unit/test_seed_scratch.py",)
-KERNELS = ("test/unit/test_hostile.py", "test/unit/test_kernels.py")
-PLACER = ("test/unit/test_placement_paths.py", "test/unit/test_placement_algorithms.py")
+KERNELS = ("test/unit/test_hostile.py", "test/unit/lowering/test_kernels.py")
+PLACER = ("test/unit/placement/test_placement_paths.py", "test/unit/placement/test_placement_algorithms.py")
 
 
 @dataclass(frozen=True)
@@ -355,7 +355,7 @@ MUTANTS = [
         "lanearena/lowering/kernels/mixture.py",
         "return int(np.argmax(values))",
         "return int(np.nanargmax(values)) if not np.isnan(values).all() else 0",
-        ("test/unit/test_reference_step.py", *KERNELS),
+        ("test/unit/lowering/test_reference_step.py", *KERNELS),
     ),
     Mutant(
         "nan-differences-ignored",
@@ -363,7 +363,11 @@ MUTANTS = [
         "lanearena/lowering/runtime.py",
         '            return float("inf")\n',
         "            pass\n",
-        ("test/unit/test_device.py", "test/unit/test_end_to_end.py", "test/unit/test_fuzz_runtime.py"),
+        (
+            "test/unit/lowering/test_device.py",
+            "test/unit/lowering/test_end_to_end.py",
+            "test/unit/lowering/test_fuzz_runtime.py",
+        ),
     ),
     Mutant(
         "poison-is-zero",
@@ -371,7 +375,7 @@ MUTANTS = [
         "lanearena/lowering/runtime.py",
         "POISON = 0xFF",
         "POISON = 0x00",
-        ("test/unit/test_end_to_end.py", "test/unit/test_device.py"),
+        ("test/unit/lowering/test_end_to_end.py", "test/unit/lowering/test_device.py"),
     ),
 ]
 

@@ -17,9 +17,9 @@ from lanearena.frontend.from_model import module_of
 from lanearena.model import QBLOCK, Form, Launch, Numerics, Role, Step, Tensor, Touch, Write
 from lanearena.passes.convert import step_of, steps
 
-from . import seed_scratch as port
-from .reference_step import OPERANDS
-from .seed_scratch import ARMS_SEEN, expected
+from .support import seed_scratch as port
+from .support.reference_step import OPERANDS
+from .support.seed_scratch import ARMS_SEEN, expected
 
 NUMERICS = tuple(Numerics)
 TYPES = {"float": "f32", "int": "i32", "signed char": "i8"}

@@ -14,7 +14,7 @@ from lanearena import placement
 from lanearena.placement import Buffer, check, lower_bound, place
 from lanearena.placement.greedy import FITS, ORDERS, greedy
 
-CHALLENGING = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
+CHALLENGING = Path(__file__).resolve().parents[3] / ".." / "shared" / "benchmarks" / "minimalloc" / "challenging"
 
 
 @st.composite

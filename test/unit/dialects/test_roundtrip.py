@@ -19,7 +19,7 @@ from lanearena.frontend.configs import CONFIGS
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.from_model import module_of
 
-from .strategies import fragmenting_steps, renamed_steps, steps
+from ..support.strategies import fragmenting_steps, renamed_steps, steps
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -71,7 +71,7 @@ def test_shipped_configs_round_trip_placed_and_not(name):
     _round_trips(api.place(module, "greedy"))
 
 
-LIT_INPUTS = sorted((Path(__file__).resolve().parents[1] / "filecheck" / "place").glob("*.mlir"))
+LIT_INPUTS = sorted((Path(__file__).resolve().parents[2] / "filecheck" / "place").glob("*.mlir"))
 
 
 @pytest.mark.parametrize("path", LIT_INPUTS, ids=lambda p: p.name)
@@ -98,7 +98,7 @@ def _opt(text: str, *args: str) -> str:
 def test_xdsl_opt_prints_parses_and_prints_again_the_same_text(placed):
     """Through `xdsl-opt` itself (the dialects loaded through the universe entry point): custom to custom, generic
     (`--print-op-generic`) to generic, and generic back to custom."""
-    source = (Path(__file__).resolve().parents[2] / "examples" / "decode.mlir").read_text()
+    source = (Path(__file__).resolve().parents[3] / "examples" / "decode.mlir").read_text()
     if placed:
         source = _opt(source, "-p", "lane-arena-place{algorithm=greedy}")
     custom = _opt(source)

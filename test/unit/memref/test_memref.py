@@ -25,7 +25,7 @@ from lanearena.memref.place import MemrefArenaPlace, buffers
 from lanearena.tools import opt, run
 from lanearena.tools.diagnose import parse_located
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _context() -> Context:

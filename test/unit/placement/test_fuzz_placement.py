@@ -18,8 +18,8 @@ from lanearena.frontend.from_model import module_of
 from lanearena.model import Step
 from lanearena.passes.convert import plan_of, steps
 
-from .strategies import fragmenting_steps
-from .strategies import steps as random_steps
+from ..support.strategies import fragmenting_steps
+from ..support.strategies import steps as random_steps
 
 TIME_LIMIT = 0.05
 """Seconds of search each algorithm gets a step."""

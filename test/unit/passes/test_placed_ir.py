@@ -22,7 +22,7 @@ from lanearena.lowering.target import lower_module
 from lanearena.model import Form, aligned
 from lanearena.passes.convert import plan_of, steps
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "decode.mlir"
 
 

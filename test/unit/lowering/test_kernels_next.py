@@ -9,7 +9,7 @@ import pytest
 
 from lanearena.model import Numerics, Role
 
-from .reference_step import delta_rule
+from ..support.reference_step import delta_rule
 from .test_kernels import PLAIN, QUANT, close, put_x, rng, setup, tensor
 
 F32 = np.float32

@@ -16,9 +16,9 @@ from lanearena.lowering.compile import run_placed
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import max_abs_err, random_feeds, unshared
 
-from . import reference_step
-from .kernel_steps import kernel_steps
-from .q8_0 import quantized
+from ..support import reference_step
+from ..support.kernel_steps import kernel_steps
+from ..support.q8_0 import quantized
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -12,7 +12,7 @@ from lanearena.cli import main
 from lanearena.placement import Buffer, check
 
 EXAMPLE = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "minimalloc" / "examples" / "input.12.csv"
+    Path(__file__).resolve().parents[3] / ".." / "shared" / "benchmarks" / "minimalloc" / "examples" / "input.12.csv"
 )
 
 

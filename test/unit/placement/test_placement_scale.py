@@ -20,7 +20,7 @@ from lanearena.placement.greedy import FITS, greedy
 
 from .test_placement_algorithms import oracle_greedy
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "decode.mlir"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "decode.mlir"
 
 
 def training(layers: int, seed: int = 0) -> list[Buffer]:

@@ -314,7 +314,7 @@ def test_drawn_pipelines_print_the_same_placed(tmp_path_factory, data):
 def test_without_the_async_rules_a_drawn_placement_fails_the_run(tmp_path, monkeypatch):
     """Broken on purpose: with an async op's use ending when it returns, the gpu-async-region test shares the bytes of
     a launch in flight, and lanearena-run says so."""
-    source = Path(__file__).parents[1] / "filecheck" / "memref" / "run" / "gpu_async.mlir"
+    source = Path(__file__).parents[2] / "filecheck" / "memref" / "run" / "gpu_async.mlir"
     monkeypatch.setattr(uses.Awaited, "end", lambda self, op, table: op)
     module = parse_located(_context(), source.read_text(), "gpu_async.mlir")
     MemrefArenaPlace(algorithm="greedy").apply(_context(), module)

@@ -21,7 +21,7 @@ from lanearena.frontend import ConfigError, decoder_step, load
 from lanearena.lowering.compile import compare
 from lanearena.model import Form
 
-CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
 QWEN3, QWEN3_MOE, QWEN3_NEXT, LLAMA, MISTRAL, QWEN2, MIXTRAL, QWEN2_MOE = (
     str(CONFIGS / f"{n}.json")
     for n in (

@@ -17,10 +17,10 @@ from lanearena.lowering.quant import quantize
 from lanearena.model import QBLOCK, Form, Numerics, Role, Step, Tensor
 from lanearena.seedhelpers import ARGMAX_BLOCK
 
-from . import q8_0
+from ..support import q8_0
+from ..support.q8_0 import Blocks, decode, quantized
+from ..support.reference_step import view_root
 from .launches import launch_op
-from .q8_0 import Blocks, decode, quantized
-from .reference_step import view_root
 
 F32, I32 = np.float32, np.int32
 PLAIN, QUANT = Form.PLAIN, Form.QUANT

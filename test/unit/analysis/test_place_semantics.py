@@ -15,8 +15,8 @@ from lanearena.analysis.lifetimes import problem
 from lanearena.analysis.plan import PlacedScratch
 from lanearena.model import Form, Launch, Numerics, Role, Scratch, Step, Tensor, Touch, Whole, Write
 
-from . import seed_reference
-from .strategies import steps
+from ..support import seed_reference
+from ..support.strategies import steps
 
 
 def _as_reference(p) -> dict:

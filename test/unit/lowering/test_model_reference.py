@@ -26,7 +26,7 @@ from lanearena.lowering.compile import run_placed, unshared
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import random_feeds
 
-CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
 
 SMALL = ["layers=1", "vocab=256", "max_len=64", "hidden=128", "heads=4", "kv_heads=2", "head_dim=32", "split=2"]
 """A CI-sized layer: the published key set, small widths."""
