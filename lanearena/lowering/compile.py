@@ -13,7 +13,8 @@ from lanearena.frontend.from_model import module_of
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load, max_abs_err, random_feeds, unshared
+from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, results, unshared
+from lanearena.lowering.weights import RandomWeights, WeightSource, kept, put
 from lanearena.model import Step
 from lanearena.passes.convert import place_step, steps
 
@@ -59,12 +60,21 @@ def run_placed(step: Step, plan: ArenaPlan, device, feeds) -> dict[str, np.ndarr
     return load(emit(placed_ir(step, plan))).run(device, feeds)
 
 
-def compare(step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0) -> Comparison:
-    """`step` run as placed and as the unshared reference, on fresh devices of `backend`, with the same random
-    feeds."""
-    feeds = random_feeds(step, seed)
+def compare(
+    step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0, weights: WeightSource | None = None
+) -> Comparison:
+    """`step` run as placed and as the unshared reference, one after the other on one fresh device of `backend`,
+    over the same weights (made by `weights`, by default drawn at random from `seed`), uploaded once one tensor at a
+    time and shared by both runs, and the same random inputs and state (each run given its own copy of the state)."""
+    feeds = random_feeds(step, seed, weights=False)
     device = new_device(backend)
-    placed = run_placed(step, plan, device, feeds)
-    reference = run_placed(step, unshared(plan), new_device(backend), feeds)
+    modules = [load(emit(placed_ir(step, p))) for p in (plan, unshared(plan))]
+    addrs = put(device, kept(modules, ("weight",)), weights or RandomWeights(seed), plan.align)
+    runs = []
+    for m in modules:
+        b = prepare(device, feeds, m.BUFFERS, m.FEEDS, m.ALIGN, addrs)
+        m.launches(device, b)
+        runs.append(results(device, b, m.RESULTS))
+    placed, reference = runs
     found = getattr(device, "found", Comparison.device)
     return Comparison(placed, reference, max_abs_err(placed, reference), found)

@@ -126,13 +126,16 @@ def feed_bytes(step: Step) -> int:
     return sum(4 * t.length for t in fed(step))
 
 
-def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
-    """Random values for every input, weight and state of `step`, never zeros: token ids inside the embedding
-    table, positions inside the cache (consecutive rows), weights scaled by their fan-in."""
+def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, np.ndarray]:
+    """Random values for every input, weight and state of `step` (its weights left out where not `weights`: a run
+    that streams them draws them itself), never zeros: token ids inside the embedding table, positions inside the
+    cache (consecutive rows), weights scaled by their fan-in."""
     rng = np.random.default_rng(seed)
     uses = _uses(step)
     feeds = {}
     for t in fed(step):
+        if t.role is Role.WEIGHT and not weights:
+            continue
         if t.elem == "i32":
             feeds[t.name] = _ints(step, t.name, t.length, uses.get(t.name, []), rng)
         elif t.role is Role.WEIGHT and len(t.shape) == 1:

@@ -23,7 +23,7 @@ from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.compile import new_device
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import POISON, load, prepare
-from lanearena.lowering.weights import WeightSource, upload
+from lanearena.lowering.weights import WeightSource, kept, put
 from lanearena.passes.convert import steps
 
 KEPT = ("weight", "state")
@@ -41,14 +41,6 @@ class _Lowered:
         self.rows = c.rows
         self.module: types.ModuleType = load(emit(op), f"lanearena_{c.name}_{c.rows}")
         self.buffers: list[int] = []
-
-    def kept(self) -> dict[str, tuple[str, str, tuple[int, ...], int]]:
-        """The weights and state of the step: name: (role, element, shape, bytes of its buffer)."""
-        out = {}
-        for name, (k, _, role, elem, shape) in self.module.FEEDS.items():
-            if role in KEPT:
-                out[name] = (role, elem, tuple(shape), self.module.BUFFERS[k][1])
-        return out
 
     def bind(self, dev, addrs: dict[str, int]) -> None:
         """Allocates the step's own buffers on `dev`, its weights and state bound to the session's `addrs`."""
@@ -90,17 +82,8 @@ class Session:
         self.prefill = _Lowered(dataclasses.replace(c, rows=chunk), algorithm) if chunk > 1 else None
         self.steps = [s for s in (self.decode, self.prefill) if s is not None]
         self.device = new_device(backend)
-        kept: dict[str, tuple[str, str, tuple[int, ...], int]] = {}
-        for s in self.steps:
-            for name, what in s.kept().items():
-                if kept.setdefault(name, what) != what:
-                    raise AssertionError(f"{name}: the steps of one config disagree on it")
-        self.kept = kept
-        weights.check({name: shape for name, (role, _, shape, _) in kept.items() if role == "weight"})
-        self.addrs = {name: self.device.alloc(nbytes, zero=True) for name, (_, _, _, nbytes) in kept.items()}
-        for name, (role, elem, shape, _) in kept.items():
-            if role == "weight":
-                upload(self.device, self.addrs[name], elem, weights.values(name, shape), self.decode.module.ALIGN)
+        self.kept = kept((s.module for s in self.steps), KEPT)
+        self.addrs = put(self.device, self.kept, weights, self.decode.module.ALIGN)
         for s in self.steps:
             s.bind(self.device, self.addrs)
         self.length = 0

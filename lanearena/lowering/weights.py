@@ -60,14 +60,29 @@ class RandomWeights:
         return out
 
 
-def put_all(dev, source: WeightSource, weights: dict[str, tuple[str, tuple[int, ...]]], addrs: dict[str, int]):
-    """Every weight of `weights` (name: element, shape) made by `source` and uploaded to its address in `addrs`, one
-    at a time, after `source` has checked them all."""
+Kept = dict[str, tuple[str, str, tuple[int, ...], int]]
+"""Tensors kept on a device across steps and runs, by name: role, element, shape, and the bytes of the buffer."""
+
+
+def kept(modules: Iterable, roles: tuple[str, ...]) -> Kept:
+    """The tensors of `roles` of emitted `modules` (their FEEDS and BUFFERS tables), each once; an AssertionError
+    where two modules disagree on one."""
+    out: Kept = {}
+    for m in modules:
+        for name, (k, _, role, elem, shape) in m.FEEDS.items():
+            if role in roles:
+                what = (role, elem, tuple(shape), m.BUFFERS[k][1])
+                if out.setdefault(name, what) != what:
+                    raise AssertionError(f"{name}: the steps disagree on it ({out[name]} and {what})")
+    return out
+
+
+def put(dev, tensors: Kept, source: WeightSource, align: int = ALIGN) -> dict[str, int]:
+    """A buffer on `dev` for each of `tensors` (zeroed), and the weights among them made by `source` and uploaded
+    one at a time, after `source` has checked them all; the buffers' addresses by name."""
+    weights = {name: (elem, shape) for name, (role, elem, shape, _) in tensors.items() if role == "weight"}
     source.check({name: shape for name, (_, shape) in weights.items()})
+    addrs = {name: dev.alloc(nbytes, zero=True) for name, (_, _, _, nbytes) in tensors.items()}
     for name, (elem, shape) in weights.items():
-        upload(dev, addrs[name], elem, source.values(name, shape))
-
-
-def names_in_order(tables: Iterable[dict]) -> list[str]:
-    """The names of several FEEDS tables, each once, in the order first met."""
-    return list(dict.fromkeys(name for table in tables for name in table))
+        upload(dev, addrs[name], elem, source.values(name, shape), align)
+    return addrs
