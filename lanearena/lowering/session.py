@@ -33,12 +33,15 @@ KEPT = ("weight", "state")
 class _Lowered:
     """One placed and lowered step of a session, bound to the session's weights and state."""
 
-    def __init__(self, c: DecoderConfig, algorithm: str):
+    def __init__(self, c: DecoderConfig, placing: dict):
         module = decoder_step(c)
-        api.place(module, algorithm)
+        api.place(module, **placing)
         api.verify(module)
         (op,) = steps(module)
         self.rows = c.rows
+        ((_, plan),) = api.placed_steps(module)
+        assert plan is not None  # placed above
+        self.arena_bytes = plan.bytes
         self.module: types.ModuleType = load(emit(op), f"lanearena_{c.name}_{c.rows}")
         self.buffers: list[int] = []
 
@@ -63,23 +66,18 @@ class _Lowered:
 
 
 class Session:
-    """Config `c`'s decode step (and, where `chunk` > 1, its prefill step of `chunk` rows) placed by `algorithm`
-    and lowered onto one device of `backend`, with the weights `weights` makes uploaded one at a time (all checked
-    first) and zeroed state. `length` is how many positions the caches hold."""
+    """Config `c`'s decode step (and, where `chunk` > 1, its prefill step of `chunk` rows) placed (`placing`:
+    `api.place`'s options, the algorithm, work and time limit) and lowered onto one device of `backend`, with the
+    weights `weights` makes uploaded one at a time (all checked first) and zeroed state. `length` is how many
+    positions the caches hold."""
 
-    def __init__(
-        self,
-        c: DecoderConfig,
-        weights: WeightSource,
-        backend: str = "numpy",
-        chunk: int = 8,
-        algorithm: str = "best",
-    ):
+    def __init__(self, c: DecoderConfig, weights: WeightSource, backend: str = "numpy", chunk: int = 8, **placing):
         if not c.output_logits:
             raise UserError(f"{c.name}: a session reads the logits (output_logits false)")
         self.config = c
-        self.decode = _Lowered(dataclasses.replace(c, rows=1), algorithm)
-        self.prefill = _Lowered(dataclasses.replace(c, rows=chunk), algorithm) if chunk > 1 else None
+        chunk = min(chunk, c.max_len)
+        self.decode = _Lowered(dataclasses.replace(c, rows=1), placing)
+        self.prefill = _Lowered(dataclasses.replace(c, rows=chunk), placing) if chunk > 1 else None
         self.steps = [s for s in (self.decode, self.prefill) if s is not None]
         self.device = new_device(backend)
         self.kept = kept((s.module for s in self.steps), KEPT)
