@@ -121,11 +121,6 @@ def fed(step: Step) -> list[Tensor]:
     return [t for t in step.tensors.values() if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE) and t.view_of is None]
 
 
-def feed_bytes(step: Step) -> int:
-    """The bytes of `random_feeds(step)`: four a value (f32 or i32)."""
-    return sum(4 * t.length for t in fed(step))
-
-
 def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, np.ndarray]:
     """Random values for every input, weight and state of `step` (its weights left out where not `weights`: a run
     that streams them draws them itself), never zeros: token ids inside the embedding table, positions inside the
