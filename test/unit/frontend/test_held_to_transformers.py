@@ -28,9 +28,10 @@ TOLERANCE = 1e-4
 QUANTIZED_BOUNDS = {"int8": (0.07, 0.5), "int8x2": (0.06, 0.5)}
 """int8 and int8x2: bounds on the median and the largest difference over positions, as a share of the largest logit.
 Measured on these models (median, largest; the worst family's): int8 0.052 (Qwen3-Next), 0.397 (Mixtral); int8x2
-0.043 (Qwen3-Next), 0.399 (Mixtral); the dense families' largest 0.045 in int8, 0.030 in int8x2. The largest is where a mixture's router, reading
-the quantized row, picks another expert than transformers does (Mixtral's worst position: 0.40, its others under
-0.04), and Qwen3-Next's delta-rule state carries each position's quantization error on to the next."""
+0.043 (Qwen3-Next), 0.399 (Mixtral); the dense families' largest 0.045 in int8, 0.030 in int8x2. The largest is
+where a mixture's router, reading the quantized row, picks another expert than transformers does (Mixtral's worst
+position: 0.40, its others under 0.04), and Qwen3-Next's delta-rule state carries each position's quantization
+error on to the next."""
 
 PROMPT = [3, 17, 42, 5, 99, 7, 150, 64, 1, 33]
 GENERATED = 16
@@ -129,12 +130,11 @@ def test_f32_logits_and_greedy_tokens_are_transformers(reference):
     top2 = np.sort(reference.logits[len(PROMPT) - 1 : -1], axis=1)[:, -2:]
     clear = (top2[:, 1] - top2[:, 0]) > TOLERANCE * np.abs(reference.logits).max()
     agree = int(np.argmin(clear)) if not clear.all() else GENERATED  # up to the first close call
-    print(
-        f"f32: {_relative(logits[:agree], reference.logits[len(PROMPT) - 1 : len(PROMPT) - 1 + agree]):.1e}, {agree} of {GENERATED} tokens"
-    )
+    chosen_from = reference.logits[len(PROMPT) - 1 : len(PROMPT) - 1 + agree]
+    print(f"f32: {_relative(logits[:agree], chosen_from):.1e}, {agree} of {GENERATED} tokens")
     assert agree >= 8, "too few clear positions for the test to say much: draw another model"
     assert tokens[:agree] == want[:agree]
-    assert _relative(logits[:agree], reference.logits[len(PROMPT) - 1 : len(PROMPT) - 1 + agree]) <= TOLERANCE
+    assert _relative(logits[:agree], chosen_from) <= TOLERANCE
 
 
 def test_bf16_weights_are_widened_exactly(reference):
