@@ -148,3 +148,16 @@ def test_quantized_logits_are_near_transformers(reference, numerics):
     median, largest = QUANTIZED_BOUNDS[numerics]
     print(f"{numerics}: median {np.median(each):.4f}, largest {each.max():.4f}")
     assert np.median(each) <= median and each.max() <= largest
+
+
+def test_an_f32_step_of_widths_no_block_divides_is_transformers(tmp_path):
+    """hidden 72, heads of 24, an MLP of 100 and an expert of 40: no Q8_0 block divides them, and f32 takes them."""
+    odd = dict(_SHAPES, hidden_size=72, head_dim=24, intermediate_size=100, vocab_size=90)
+    for model_type, extra in (("llama", {}), ("qwen3_moe", dict(_MIXTURE, moe_intermediate_size=40))):
+        torch.manual_seed(0)
+        model = transformers.AutoModelForCausalLM.from_config(transformers.CONFIG_MAPPING[model_type](**odd, **extra))
+        model.eval().save_pretrained(tmp_path / model_type)
+        ids = [3, 17, 42, 5, 60, 7, 80, 2, 71]
+        with torch.no_grad():
+            want = model(torch.tensor([ids])).logits[0].numpy()
+        assert _relative(_session(tmp_path / model_type, "f32").forward(ids), want) <= TOLERANCE, model_type
