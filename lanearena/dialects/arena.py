@@ -23,8 +23,16 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_d
 from xdsl.traits import MemoryAllocEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.dialects.attrs import BufferType, FormAttr, ReasonAttr, TensorType, form_attrs
-from lanearena.dialects.base import IN_STEP, TENSOR_FORMAT, BufferDef, ComputedDef, OrderedOp, step_numerics
+from lanearena.dialects.attrs import BufferType, FormAttr, Reason, ReasonAttr, TensorType, form_attrs
+from lanearena.dialects.base import (
+    IN_STEP,
+    TENSOR_FORMAT,
+    BufferDef,
+    ComputedDef,
+    OrderedOp,
+    own_properties,
+    step_numerics,
+)
 from lanearena.model import Form, Numerics
 
 
@@ -123,6 +131,7 @@ class TensorOp(ComputedDef):
         type: TensorType,
         forms: Sequence[str] | ArrayAttr[FormAttr],
         offsets: Mapping[Form, int],
+        own: Mapping[Form, Reason] = {},
     ):
         super().__init__(
             operands=[arena],
@@ -131,6 +140,7 @@ class TensorOp(ComputedDef):
                 "tensor": tensor if isinstance(tensor, StringAttr) else StringAttr(tensor),
                 "forms": forms if isinstance(forms, ArrayAttr) else form_attrs(forms),
                 **{f.value: i64(offsets[f]) for f in Form if f in offsets},
+                **own_properties(own),
             },
         )
 

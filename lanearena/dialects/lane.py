@@ -10,19 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, i32
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr, SymbolNameConstraint
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
     prop_def,
+    region_def,
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, ReturnLike, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from lanearena.analysis.written import check_written
 from lanearena.dialects.attrs import (
     ELEMENTS,
     BinaryAttr,
@@ -41,16 +43,17 @@ from lanearena.dialects.base import (
     IN_STEP,
     TENSOR_FORMAT,
     ComputedDef,
-    KernelOp,
+    IsStep,
     LaunchOp,
-    OutputOp,
-    StepOp,
+    OrderedOp,
     TensorDef,
     tensor_def,
     tensor_type,
 )
 from lanearena.dialects.directives import Name, Reads, Writes
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds import KERNEL_OPS
+from lanearena.dialects.located import located, where
 from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
 
 __all__ = [
@@ -72,6 +75,101 @@ __all__ = [
     "WeightOp",
     "tensor_def",
 ]
+
+# --- The step ----------------------------------------------------------------------------------------------------
+
+
+class StepNumerics(IsStep):
+    """The numerics of a `lane.step`, for the ops in it (`base.step_numerics`)."""
+
+    def numerics(self, op: Operation) -> Numerics:
+        assert isinstance(op, StepOp), "only lane.step has this trait"
+        return op.step_numerics
+
+
+@irdl_op_definition
+class StepOp(OrderedOp):
+    """`lane.step @decode numerics(int8) { ... lane.output %y : ... }`: one step of a model, a symbol, ending with
+    its `lane.output` (the terminator)."""
+
+    name = "lane.step"
+    sym_name = prop_def(SymbolNameConstraint())
+    numerics = prop_def(NumericsAttr)
+    body = region_def("single_block")
+    assembly_format = "$sym_name `numerics` `(` $numerics `)` attr-dict-with-keyword $body"
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), StepNumerics())
+
+    def __init__(self, name: str, numerics: str, body: Region):
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "numerics": NumericsAttr(Numerics(numerics))}, regions=[body]
+        )
+
+    @property
+    def step_numerics(self) -> Numerics:
+        return self.numerics.data
+
+    def verify_(self) -> None:
+        step = f"lane.step @{self.sym_name.data}"
+        block = self.body.block
+        if block.args:
+            raise VerifyException(f"{step}: its body takes no arguments; tensors are defined by lane ops")
+        self._verify_unique_symbol()
+        names: dict[str, TensorDef] = {}
+        defined: set[SSAValue] = set()
+        for op in block.ops:
+            # A launch of a kind defined outside lanearena is an op of its own dialect.
+            if not (isinstance(op, LaunchOp) or op.dialect_name() in ("lane", "arena")) or isinstance(op, StepOp):
+                raise located(op, f"{step} holds lane and arena ops and launches only, not {op.name}")
+            for v in op.operands:
+                if v not in defined:
+                    raise located(op, f"{op.name} uses a tensor that no op before it in {step} defines")
+            defined.update(op.results)
+            if isinstance(op, TensorDef):
+                if op.tensor_name in names:
+                    raise located(op, f"{step}: tensor '{op.tensor_name}' defined twice")
+                names[op.tensor_name] = op
+        check_written(step, block)
+
+    def _verify_unique_symbol(self) -> None:
+        """No step before this one in its block has its name: the second of two is the one at fault, at its location
+        (the symbol table's own check, run after the steps verify, names no line)."""
+        parent = self.parent
+        if parent is None:
+            return
+        for other in parent.ops:
+            if other is self:
+                return
+            if isinstance(other, StepOp) and other.sym_name == self.sym_name:
+                first = where(other).rstrip(": ") or "an earlier op"
+                raise VerifyException(f"lane.step @{self.sym_name.data} is defined twice, first at {first}")
+
+
+# --- The step's end ----------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class OutputOp(OrderedOp):
+    """`lane.output %q : !lane.tensor<...>`: the step's terminator, with the tensors it hands back (never placed)."""
+
+    name = "lane.output"
+    values = var_operand_def(TensorType)
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+    traits = traits_def(IsTerminator(), ReturnLike(), IN_STEP)
+
+    def __init__(self, values: Sequence[SSAValue]):
+        super().__init__(operands=[values])
+
+    def verify_(self) -> None:
+        for v in self.values:
+            owner = v.owner
+            if not isinstance(owner, TensorDef):
+                raise VerifyException("lane.output hands back a value that no lane tensor op defines")
+            if owner.viewed is not None:
+                raise VerifyException(
+                    f"lane.output '{owner.tensor_name}': a view is no output: output the tensor it views, "
+                    f"'{tensor_def(owner.viewed).tensor_name}'"  # the view verified first: it comes before
+                )
+
 
 # --- Tensors -----------------------------------------------------------------------------------------------------
 
@@ -217,11 +315,6 @@ class GenericLaunchOp(LaunchOp):
     @property
     def kind(self) -> str:
         return self.kernel.data
-
-    def take_buffers(self, buffers: Sequence[SSAValue]) -> None:
-        super().take_buffers(buffers)
-        sizes = [len(self.ins), len(self.outs), len(buffers)]
-        self.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
 
     def reads(self) -> list[tuple[SSAValue, Form]]:
         return list(dict.fromkeys((v, f.data) for v, f in zip(self.ins, self.in_forms.data, strict=True)))

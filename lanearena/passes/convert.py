@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from lanearena.analysis.lifetimes import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
@@ -121,43 +122,42 @@ def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> 
 
 
 def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
-    """Rewrites the unplaced step `op` (which is `step`) onto its arena as `plan` places it: the arena first, each
-    tensor with a placed array defined on it, the arrays left out marked with why, and each launch taking its
-    scratch and counters, defined just before it."""
+    """Rewrites the unplaced step `op` (which is `step`) onto its arena as `plan` places it, through xDSL's
+    `Rewriter`, each op that changes replaced by a new one: the arena first, each tensor with a placed array defined
+    on it (`arena.tensor`), the arrays left out marked with why, and each launch taking its scratch and counters,
+    defined just before it."""
     block = op.body.block
     the_arena = arena.AllocOp(plan.bytes, plan.align, plan.lower_bound, plan.algorithm)
-    if block.first_op is None:
-        block.add_op(the_arena)
-    else:
-        block.insert_op_before(the_arena, block.first_op)
-    defs = {c.tensor_name: c for c in block.ops if isinstance(c, lane.TensorDef)}
+    Rewriter.insert_op(the_arena, InsertPoint.at_start(block))
     offsets: dict[str, dict[Form, int]] = {}
     for a in plan.arrays:
         offsets.setdefault(a.tensor, {})[a.form] = a.offset
-    for name, at in offsets.items():
-        old = defs[name]
-        assert isinstance(old, lane.ComputedDef)  # only a computed tensor's arrays are placed
-        new = arena.TensorOp(old.tensor, the_arena.result, old.result.type, old.forms_, at)
-        new.location = old.location
-        new.result.name_hint = old.result.name_hint
-        block.insert_op_before(new, old)
-        old.result.replace_all_uses_with(new.result)
-        block.erase_op(old)
-        defs[name] = new
+    own: dict[str, dict[Form, Reason]] = {}
     for o in plan.own:
-        defs[o.tensor].set_own(o.form, Reason(o.reason))
+        own.setdefault(o.tensor, {})[o.form] = Reason(o.reason)
     scratch = {(s.launch, s.tag): s for s in plan.scratch}
     counters = {(c.launch, c.tag): c for c in plan.counters}
-    launches = [c for c in block.ops if isinstance(c, lane.LaunchOp)]
-    for i, (launch_op, launch) in enumerate(zip(launches, step.launches, strict=True)):
-        if not launch.scratch:
-            continue
-        made: list[arena.ScratchOp | arena.CounterOp] = []
-        for s in launch.scratch:
-            if s.counter:
-                made.append(arena.CounterOp(s.tag, counters[(i, s.tag)].bytes))
-            else:
-                p = scratch[(i, s.tag)]
-                made.append(arena.ScratchOp(s.tag, the_arena.result, p.offset, p.bytes))
-        block.insert_ops_before(made, launch_op)
-        launch_op.take_buffers([m.result for m in made])
+    launches = iter(enumerate(step.launches))
+    for child in list(block.ops):
+        if isinstance(child, lane.TensorDef) and child.tensor_name in offsets:
+            assert isinstance(child, lane.ComputedDef)  # only a computed tensor's arrays are placed
+            name = child.tensor_name
+            placed = arena.TensorOp(
+                child.tensor, the_arena.result, child.result.type, child.forms_, offsets[name], own.get(name, {})
+            )
+            placed.location = child.location
+            Rewriter.replace_op(child, placed)
+        elif isinstance(child, lane.TensorDef) and child.tensor_name in own:
+            Rewriter.replace_op(child, child.owning(own[child.tensor_name]))
+        elif isinstance(child, lane.LaunchOp):
+            i, launch = next(launches)
+            if not launch.scratch:
+                continue
+            made: list[arena.ScratchOp | arena.CounterOp] = []
+            for s in launch.scratch:
+                if s.counter:
+                    made.append(arena.CounterOp(s.tag, counters[(i, s.tag)].bytes))
+                else:
+                    p = scratch[(i, s.tag)]
+                    made.append(arena.ScratchOp(s.tag, the_arena.result, p.offset, p.bytes))
+            Rewriter.replace_op(child, [*made, child.taking([m.result for m in made])])

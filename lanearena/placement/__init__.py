@@ -24,10 +24,10 @@ schedule), `compiled` (the numpy and numba side), `csvio` (MiniMalloc's CSV)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from lanearena.placement.best import best
-from lanearena.placement.budget import Budget
+from lanearena.placement.budget import Budget, Progress
 from lanearena.placement.greedy import greedy
 from lanearena.placement.problem import Buffer, Placement, PlacementError, check, height, lower_bound, refuse_oversized
 
@@ -58,7 +58,7 @@ def place(
     time_limit: float | None = None,
     work: int | None = None,
     capacity: int | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress = None,
     timings: dict[str, float] | None = None,
 ) -> Placement:
     """Offsets for `buffers` by `algorithm`, every one a multiple of `alignment`, checked (`check`). `best` does

@@ -8,16 +8,14 @@ deadline, when given, is an extra bound."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from lanearena.placement.budget import GREEDY_COST, PATIENCE, Budget, Patience
+from lanearena.placement.budget import GREEDY_COST, PATIENCE, Budget, Patience, Progress
 from lanearena.placement.greedy import FITS, ORDERS, place_in_order
 from lanearena.placement.problem import COMPILED_FROM, Buffer, columns, height
 
 SEARCH_MAX = 3000
 """The most buffers in a group that the exact search takes on (each of its nodes costs time linear in them)."""
-
-Progress = Callable[[str], None] | None
 
 
 def groups(buffers: Sequence[Buffer]) -> list[list[int]]:

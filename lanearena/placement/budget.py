@@ -9,6 +9,9 @@ from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
+Progress = Callable[[str], None] | None
+"""Where a placement reports how it goes (a line at a time), or None."""
+
 GREEDY_COST = 16
 """Work a greedy placement of one buffer counts: about 8 microseconds of this machine's time, as are 16 units of
 any work."""

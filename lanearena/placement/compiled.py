@@ -14,8 +14,7 @@ import numpy as np
 from numba import njit
 
 from lanearena.placement import dive, tree
-from lanearena.placement.problem import LIMIT
-from lanearena.placement.search import Dive
+from lanearena.placement.limit import LIMIT
 
 
 def twin(module: types.ModuleType) -> types.ModuleType:
@@ -34,25 +33,25 @@ def twin(module: types.ModuleType) -> types.ModuleType:
 DIVE = twin(dive)
 
 
-def _int_arrays(values: list[list[int]]) -> list[np.ndarray]:
+def int_arrays(values: Sequence[Sequence[int]]) -> list[np.ndarray]:
+    """`values` as int64 arrays, as the compiled loops take them."""
     return [np.array(v, dtype=np.int64) for v in values]
 
 
-def run_dive(d: Dive, ctl: list[int]) -> tuple[int, list[int], list[int]]:
-    """One run of `dive.node` compiled for `d` under the control array `ctl` (`Dive._run`): its ending, and the
+def zeros(sizes: Sequence[int]) -> list[np.ndarray]:
+    """Int64 arrays of zeros of `sizes`: the compiled loop's working rows."""
+    return [np.zeros(size, dtype=np.int64) for size in sizes]
+
+
+def run_dive(
+    start: Sequence[np.ndarray], tables: Sequence[np.ndarray], scratch: Sequence[np.ndarray], ctl: list[int]
+) -> tuple[int, list[int], list[int]]:
+    """One run of `dive.node` compiled (`search.Dive._run`), from the buffer and section tables `start` (copied),
+    over the search's `tables` and working rows `scratch`, under the control array `ctl`: its ending, and the
     control array and buffer table it left."""
-    s = d.s
-    if s.arrays is None:
-        s.arrays = _int_arrays([s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at])
-    if d.start is None:  # the tables a run starts from, and its working rows (written before read): made once
-        d.start = _int_arrays(list(d.tables()))
-        deepest, width = ctl[DIVE.DEEPEST], ctl[DIVE.SAVED_WIDTH]
-        words = (deepest + DIVE.WORD - 1) // DIVE.WORD
-        sizes = (2 * width, 4 * deepest, deepest, deepest * words, words, s.n)
-        d._scratch = tuple(np.zeros(size, dtype=np.int64) for size in sizes)
-    b, sec = (a.copy() for a in d.start)
+    b, sec = (a.copy() for a in start)
     control = np.array(ctl, dtype=np.int64)
-    ending = DIVE.node(b, sec, control, *s.arrays, *d._scratch, 0, s.sections)
+    ending = DIVE.node(b, sec, control, *tables, *scratch, 0, ctl[DIVE.SECTIONS])
     return int(ending), control.tolist(), b.tolist()
 
 

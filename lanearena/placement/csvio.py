@@ -14,7 +14,8 @@ from pathlib import Path
 
 from lanearena.errors import UserError
 from lanearena.files import read_text
-from lanearena.placement.problem import LIMIT, Buffer
+from lanearena.placement.limit import LIMIT
+from lanearena.placement.problem import Buffer
 
 COLUMNS = ("id", "lower", "upper", "size")
 

@@ -9,8 +9,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from lanearena.placement.best import Progress
-from lanearena.placement.budget import Budget, Pace, node_cost
+from lanearena.placement.budget import Budget, Pace, Progress, node_cost
 from lanearena.placement.problem import Buffer, height
 from lanearena.placement.search import FOUND, Dive, Run, Search
 

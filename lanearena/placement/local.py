@@ -6,9 +6,9 @@ height, the end of the budget or the end of its patience (`budget.PATIENCE`)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from lanearena.placement.budget import GREEDY_COST, Budget, Patience
+from lanearena.placement.budget import GREEDY_COST, Budget, Patience, Progress
 from lanearena.placement.greedy import Placer
 from lanearena.placement.problem import Buffer, height
 
@@ -20,7 +20,7 @@ def improve(
     target: int,
     budget: Budget,
     patience: Patience,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress = None,
     seed: int = 0,
 ) -> list[int]:
     """A placement no higher than `offsets`, as low as found with `budget`; stops once at most `target`, when the

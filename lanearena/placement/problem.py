@@ -8,9 +8,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-LIMIT = 1 << 62
-"""Every step, size and offset the placement takes, and the sum of the sizes, stay below this: the compiled loops
-count in 64-bit integers, and with this headroom no sum or end they form can wrap."""
+from lanearena.placement.limit import LIMIT
 
 COMPILED_FROM = 20_000
 """The buffers from which the bound and the check run compiled (below it, Python takes at most a few tens of

@@ -186,16 +186,20 @@ class Dive:
         ctl[dive.LIMIT], ctl[dive.CAPACITY] = nodes, p.capacity
         ctl[dive.BACKJUMP], ctl[dive.COUNT_FAILURES] = int(p.backjump), int(p.failures is not None)
         ctl[dive.BUFFERS], ctl[dive.SECTIONS], ctl[dive.SAVED_WIDTH], ctl[dive.DEEPEST] = n, s.sections, width, deepest
+        words = (deepest + dive.WORD - 1) // dive.WORD
+        rows = (2 * width, 4 * deepest, deepest, deepest * words, words, n)  # the working rows' sizes
+        tables = [s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at]
         if compiled:
             from lanearena.placement import compiled as numba_side
 
-            return numba_side.run_dive(self, ctl)
+            if s.arrays is None:
+                s.arrays = numba_side.int_arrays(tables)
+            if self.start is None:  # the tables a run starts from, and its working rows (written before read)
+                self.start, self._scratch = numba_side.int_arrays(self.tables()), numba_side.zeros(rows)
+            return numba_side.run_dive(self.start, s.arrays, self._scratch, ctl)
         b, sec = self.tables()
         if self._scratch is None:
-            words = (deepest + dive.WORD - 1) // dive.WORD
-            self._scratch = [[0] * (2 * width), [0] * (4 * deepest), [0] * deepest, [0] * (deepest * words)]
-            self._scratch += [[0] * words, [0] * n]
-        tables = [s.member_at, s.flat, s.beside_at, s.beside_flat, s.by_first, s.first_at]
+            self._scratch = [[0] * size for size in rows]
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 2 * deepest + 1000))  # a node a decision deep, and one for each apart
         try:

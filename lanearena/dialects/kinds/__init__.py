@@ -4,7 +4,7 @@ and their numpy twins are in `lowering.kernels`, found by the kind's name."""
 
 from __future__ import annotations
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds import attention, mixtures, products, recurrent, rows
 
 KERNEL_OPS: dict[str, type[KernelOp]] = {

@@ -9,7 +9,8 @@ from xdsl.irdl import irdl_op_definition, operand_def
 
 from lanearena import seedhelpers as seed
 from lanearena.dialects.attrs import TensorType
-from lanearena.dialects.base import KernelOp, arg, count, option, param, signature, step_numerics
+from lanearena.dialects.base import step_numerics
+from lanearena.dialects.kernel import KernelOp, arg, count, option, param, signature
 from lanearena.dialects.kinds.common import buffer, counter
 from lanearena.dialects.kinds.rows import check_length
 from lanearena.model import Numerics, Other, Scratch, WriteHow

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.model import QBLOCK, Form, Numerics, Scratch
 
 

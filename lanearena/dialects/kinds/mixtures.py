@@ -9,7 +9,8 @@ from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
 from lanearena import seedhelpers as seed
 from lanearena.dialects.attrs import GatesAttr, GatesKind, TensorType
-from lanearena.dialects.base import (
+from lanearena.dialects.base import step_numerics
+from lanearena.dialects.kernel import (
     KernelOp,
     arg,
     arg_read,
@@ -21,7 +22,6 @@ from lanearena.dialects.base import (
     read_form,
     real,
     signature,
-    step_numerics,
     written_forms,
 )
 from lanearena.dialects.kinds.common import buffer, cdiv, counter, quantized, works_in_blocks

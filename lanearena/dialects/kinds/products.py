@@ -10,7 +10,7 @@ from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def
 
 from lanearena import seedhelpers as seed
 from lanearena.dialects.attrs import PartAttr, TensorType
-from lanearena.dialects.base import (
+from lanearena.dialects.kernel import (
     KernelOp,
     arg,
     arg_read,

@@ -9,7 +9,7 @@ from xdsl.irdl import irdl_op_definition, operand_def
 
 from lanearena import seedhelpers as seed
 from lanearena.dialects.attrs import TensorType
-from lanearena.dialects.base import KernelOp, arg, arg_written, count, option, param, real, signature, written_forms
+from lanearena.dialects.kernel import KernelOp, arg, arg_written, count, option, param, real, signature, written_forms
 from lanearena.dialects.kinds.common import buffer, cdiv, counter
 from lanearena.dialects.kinds.rows import check_length
 from lanearena.model import QBLOCK, Form, Numerics, Scratch

@@ -9,7 +9,7 @@ from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
 from lanearena import seedhelpers as seed
 from lanearena.dialects.attrs import BinaryAttr, BinaryKind, ScalingAttr, ScalingKind, TensorType
-from lanearena.dialects.base import (
+from lanearena.dialects.kernel import (
     KernelOp,
     arg,
     arg_written,

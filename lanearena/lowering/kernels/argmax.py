@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.rows import ArgmaxOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, operand, ptr

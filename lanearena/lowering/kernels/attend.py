@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.attention import AttentionI8x2Op, AttentionSharedOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.attention import _chunk, _position, _weights, chunk_size, seen

@@ -8,7 +8,8 @@ from typing import Protocol
 import numpy as np
 from xdsl.ir import SSAValue
 
-from lanearena.dialects.base import KernelOp, step_numerics, tensor_type
+from lanearena.dialects.base import step_numerics, tensor_type
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.located import where
 from lanearena.errors import UserError
 from lanearena.model import QBLOCK, Form, Numerics

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.products import GemvNormOp, GemvRopeOp
 from lanearena.dialects.kinds.rows import GatherNormOp
 from lanearena.lowering.kernels import twin

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from lanearena.dialects.attrs import GatesKind
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeSharedOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.base import KernelOp
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.mixtures import MoeOp
 from lanearena.lowering.kernels import mixture, twin
 from lanearena.lowering.kernels.base import (

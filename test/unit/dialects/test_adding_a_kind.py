@@ -14,7 +14,7 @@ from xdsl.irdl import irdl_op_definition, operand_def
 
 from lanearena import api
 from lanearena.dialects.attrs import TensorType
-from lanearena.dialects.base import KernelOp, arg, signature
+from lanearena.dialects.kernel import KernelOp, arg, signature
 from lanearena.frontend import StepBuilder
 from lanearena.lowering import kernels
 from lanearena.lowering.device import NumpyDevice

@@ -19,7 +19,7 @@ from lanearena.seedhelpers import ARGMAX_BLOCK
 
 from ..support import q8_0
 from ..support.q8_0 import Blocks, decode, quantized
-from ..support.reference_step import view_root
+from ..support.reference_step import attention, view_root
 from .launches import launch_op
 
 F32, I32 = np.float32, np.int32
@@ -427,14 +427,7 @@ def test_attention(rows, splits):
     a.put("pos", pos)
     a.output("o")
     a.run()
-    want = np.empty((rows, heads, hd))
-    for r in range(rows):
-        for h in range(heads):
-            g = h // (heads // kv_heads)
-            keys, values = (c[: pos[r] + 1].reshape(-1, kv_heads, hd)[:, g] for c in (ks, vs))
-            s = keys @ qs[r, h] / np.sqrt(hd)
-            p = np.exp(s - s.max())
-            want[r, h] = p @ values / p.sum()
+    want = attention(qs, ks, vs, pos, heads, kv_heads)
     close("attention", a.get("o"), want.reshape(-1), np.abs(vs[: pos.max() + 1]).max())
 
 

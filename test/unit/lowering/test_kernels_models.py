@@ -13,6 +13,7 @@ import pytest
 
 from lanearena.model import Numerics, Role
 
+from ..support.reference_step import attention
 from .test_kernels import PLAIN, QUANT, _report, close, put_x, rng, setup, tensor  # noqa: F401  # _report prints errors
 
 F32, I32 = np.float32, np.int32
@@ -162,26 +163,6 @@ def test_glu_bias(numerics, form, elem, rows, split):
 # -- sliding-window attention ---------------------------------------------------------------------------------------
 
 
-def masked_attention(q, kc, vc, pos, heads, kv_heads, window):
-    """Eager attention over the whole cache in float64 with transformers' sliding-window causal mask (masking_utils:
-    kv_idx <= q_idx and kv_idx > q_idx - sliding_window), masked scores at -inf; GQA's head h reads kv head
-    h // (heads / kv_heads)."""
-    rows, length = q.shape[0], kc.shape[0]
-    hd = q.shape[1] // heads
-    kv_idx = np.arange(length)
-    out = np.zeros((rows, heads * hd))
-    for r in range(rows):
-        allowed = (kv_idx <= pos[r]) & (kv_idx > pos[r] - window)
-        for h in range(heads):
-            g = h // (heads // kv_heads)
-            keys = np.nan_to_num(kc[:, g * hd : (g + 1) * hd])
-            values = np.nan_to_num(vc[:, g * hd : (g + 1) * hd])
-            s = np.where(allowed, keys @ q[r, h * hd : (h + 1) * hd] / np.sqrt(hd), -np.inf)
-            e = np.exp(s - s.max())
-            out[r, h * hd : (h + 1) * hd] = e @ values / e.sum()
-    return out
-
-
 @pytest.mark.parametrize(
     "kind, splits, numerics",
     [
@@ -217,12 +198,12 @@ def test_sliding_window_attention(kind, splits, numerics, window):
         a.put(name, values)
     a.output("o")
     a.run()
-    want = masked_attention(q, kc, vc, pos, heads, kv, window)
+    want = attention(q, kc, vc, pos, heads, kv, window)
     # Two words keep a row to about 1/127^2 of its largest value.
     tol = 1e-5 if numerics is Numerics.F32 else 1e-3
     close(f"{kind} window", a.get("o"), want.reshape(-1), np.nanmax(np.abs(vc)), tol=tol)
     if window < pos.max():  # the window changes the result: the full causal attention is far from it
-        full = masked_attention(q, kc, vc, pos, heads, kv, length + 1)
+        full = attention(q, np.nan_to_num(kc), np.nan_to_num(vc), pos, heads, kv)  # the unseen as 0, not NaN
         assert np.abs(full - want).max() > 1e-2
 
 

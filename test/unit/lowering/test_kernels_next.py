@@ -9,7 +9,7 @@ import pytest
 
 from lanearena.model import Numerics, Role
 
-from ..support.reference_step import delta_rule
+from ..support.reference_step import attention, delta_rule
 from .test_kernels import PLAIN, QUANT, close, put_x, rng, setup, tensor
 
 F32 = np.float32
@@ -222,19 +222,6 @@ def test_gemv_rope(rows, split, hd):
     close("gemv_rope", a.get("y"), y.reshape(-1), np.abs(x).sum(axis=1).max())
 
 
-def _attention_reference(q, kc, vc, pos, heads, kv_heads):
-    rows, hd = q.shape[0], q.shape[1] // heads
-    out = np.zeros_like(q, dtype=np.float64)
-    for r in range(rows):
-        for h in range(heads):
-            g = h // (heads // kv_heads)
-            keys, values = kc[: pos[r] + 1, g * hd : (g + 1) * hd], vc[: pos[r] + 1, g * hd : (g + 1) * hd]
-            s = keys @ q[r, h * hd : (h + 1) * hd] / np.sqrt(hd)
-            e = np.exp(s - s.max())
-            out[r, h * hd : (h + 1) * hd] = e @ values / e.sum()
-    return out
-
-
 @pytest.mark.parametrize(
     "kind,splits,numerics",
     [
@@ -264,7 +251,7 @@ def test_attention_variants(kind, splits, numerics):
         a.put(name, values)
     a.output("o")
     a.run()
-    want = _attention_reference(q, kc, vc, pos, heads, kv)
+    want = attention(q, kc, vc, pos, heads, kv)
     # Two words keep a row to about 1/127^2 of its largest value.
     close(kind, a.get("o"), want.reshape(-1), np.abs(vc).max(), tol=1e-5 if numerics is Numerics.F32 else 1e-3)
 

@@ -26,6 +26,8 @@ from lanearena.lowering.compile import run_placed, unshared
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import random_feeds
 
+from ..support.reference_step import attention
+
 CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
 
 SMALL = ["layers=1", "vocab=256", "max_len=64", "hidden=128", "heads=4", "kv_heads=2", "head_dim=32", "split=2"]
@@ -85,23 +87,6 @@ def apply_rotary(x: np.ndarray, positions: np.ndarray, freq: np.ndarray) -> np.n
     return x * np.cos(emb) + np.concatenate([-x[..., half:], x[..., :half]], axis=-1) * np.sin(emb)
 
 
-def attention(q, k_cache, v_cache, positions, c: DecoderConfig, window: int) -> np.ndarray:
-    """eager_attention_forward: each head's softmax(q k^T / sqrt(head_dim) + mask) v, kv heads repeated
-    (repeat_kv) for the groups; the causal mask, and the sliding window's (kv_idx > q_idx - window) where one is."""
-    rows, hd = q.shape[0], c.head_dim
-    keys = np.repeat(k_cache.reshape(-1, c.kv_heads, hd), c.heads // c.kv_heads, axis=1)
-    values = np.repeat(v_cache.reshape(-1, c.kv_heads, hd), c.heads // c.kv_heads, axis=1)
-    kv_idx = np.arange(keys.shape[0])
-    out = np.zeros((rows, c.heads, hd))
-    for r in range(rows):
-        allowed = (kv_idx <= positions[r]) & (kv_idx > positions[r] - window if window else True)
-        scores = np.einsum("hd,thd->ht", q[r], keys) / math.sqrt(hd)
-        scores = np.where(allowed[None, :], scores, -np.inf)
-        p = np.exp(scores - scores.max(axis=1, keepdims=True))
-        out[r] = np.einsum("ht,thd->hd", p / p.sum(axis=1, keepdims=True), values)
-    return out.reshape(rows, -1)
-
-
 def sparse_moe(h: np.ndarray, w: dict, p: str, c: DecoderConfig) -> np.ndarray:
     """MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock: routing_weights = softmax(gate(h)) over all experts, top k,
     renormalised where norm_topk_prob (Mixtral always); each chosen expert's down(silu(gate(h)) * up(h)) weighed;
@@ -152,7 +137,7 @@ def forward(c: DecoderConfig, feeds: dict[str, np.ndarray]) -> dict[str, np.ndar
         out[p + "k_cache"], out[p + "v_cache"] = k_cache, v_cache
         # Qwen2's layers from max_window_layers on slide; Mistral's every layer (window_from 0).
         window = c.window if c.window is not None and layer >= c.window_from else 0
-        a = attention(q, k_cache, v_cache, positions, c, window)
+        a = attention(q, k_cache, v_cache, positions, c.heads, c.kv_heads, window)
         x = x + linear(a, w[p + "wo"], bias("bo", c.o_bias))
         h = rms_norm(x, w[p + "mlp_norm"], c.norm_eps)
         if sparse(c, layer):

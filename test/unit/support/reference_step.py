@@ -179,10 +179,27 @@ def turned(x: np.ndarray, pos: np.ndarray, rot: int, freq: np.ndarray) -> np.nda
     return out
 
 
-def softmax_attend(q: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    s = keys @ q / np.sqrt(q.size)
-    e = np.exp(s - s.max())
-    return e @ values / e.sum()
+def attention(q, k_cache, v_cache, positions, heads: int, kv_heads: int, window: int = 0) -> np.ndarray:
+    """Transformers' eager_attention_forward in float64, the one attention reference of the tests: for each row of
+    queries (at `positions[r]`) and each head, softmax(q k^T / sqrt(head_dim)) v over the cache positions its mask
+    allows: the causal mask (kv_idx <= q_idx) and, where `window` is not 0, the sliding window's (kv_idx > q_idx -
+    window); kv heads shared by groups of heads (repeat_kv: head h reads kv head h // (heads / kv_heads)). `q` holds
+    [rows, heads * head_dim] values, the caches [length, kv_heads * head_dim] (any shapes of those sizes); positions
+    the mask leaves out are never read (they may hold NaN). Returns [rows, heads * head_dim]."""
+    rows = len(positions)
+    q = np.asarray(q, dtype=np.float64).reshape(rows, heads, -1)
+    hd = q.shape[2]
+    keys, values = (np.asarray(c, dtype=np.float64).reshape(-1, kv_heads, hd) for c in (k_cache, v_cache))
+    kv_idx = np.arange(keys.shape[0])
+    out = np.empty((rows, heads, hd))
+    for r in range(rows):
+        seen = (kv_idx <= positions[r]) & (kv_idx > positions[r] - window if window else True)
+        for h in range(heads):
+            g = h // (heads // kv_heads)
+            s = keys[seen, g] @ q[r, h] / np.sqrt(hd)
+            e = np.exp(s - s.max())
+            out[r, h] = e @ values[seen, g] / e.sum()
+    return out.reshape(rows, -1)
 
 
 # --- The interpreter --------------------------------------------------------------------------------------------------
@@ -468,18 +485,12 @@ class Interpreter:
     def _attention(self, launch, o, cache=lambda rows: rows) -> None:
         pos = self._ints(o["pos"])
         heads, kv_heads = int(launch.params["heads"]), int(launch.params["kv_heads"])
-        q = self.read(o["q"]).reshape(pos.size, heads, -1)
-        hd = q.shape[2]
+        q = self.read(o["q"])
+        hd = q.size // pos.size // heads
         keys, values = (
             cache(self.read(o[c]).reshape(-1, kv_heads, hd)) for c in ("k_cache", "v_cache")
         )  # [length, kv heads, hd]
-        out = np.empty_like(q)
-        window = int(self.param(launch, "window"))
-        for r, h in np.ndindex(pos.size, heads):
-            g = h // (heads // kv_heads)
-            # transformers' causal mask, and its sliding window's: kv_idx > q_idx - window.
-            seen = slice(max(0, pos[r] - window + 1) if window else 0, pos[r] + 1)
-            out[r, h] = softmax_attend(q[r, h], keys[seen, g], values[seen, g])
+        out = attention(q, keys, values, pos, heads, kv_heads, int(self.param(launch, "window")))
         self._out(launch, o["out"], out.reshape(-1))
 
     _attention_shared = _attention
