@@ -78,7 +78,7 @@ def _check_memory(config: DecoderConfig, chunk: int) -> None:
         step = step_of(op)[0]
         total += sum(it.bytes for it in problem(step, ALIGN).items)
     (op,) = steps(decoder_step(dataclasses.replace(config, rows=1)))
-    check_memory(config.name, run_bytes(step_of(op)[0], total, runs=1), available_memory())
+    check_memory(config.name, run_bytes(step_of(op)[0], total, copies=1), available_memory())
 
 
 def generate(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> dict:

@@ -23,15 +23,16 @@ def available_memory() -> int | None:
     return None
 
 
-def run_bytes(step: Step, arenas: int, runs: int = 2) -> int:
+def run_bytes(step: Step, arenas: int, copies: int) -> int:
     """Host bytes a numpy run of `step` takes at its peak, about: its weights once, in the step's numerics (they are
-    streamed: made one at a time, the largest once more in f32 while it is), its inputs and state for each of `runs`
-    runs and once drawn, `arenas` bytes of arenas, and the process itself."""
+    streamed: made one at a time, the largest once more in f32 while it is), `copies` of its inputs and state (a
+    comparison: drawn, on the device, and read back after each of its two runs), `arenas` bytes of arenas, and the
+    process itself."""
     weights = [t for t in fed(step) if t.role is Role.WEIGHT]
     device = sum(array_bytes(t.length, Form.QUANT, False) if t.elem == "i8" else 4 * t.length for t in weights)
     others = sum(4 * t.length for t in fed(step) if t.role is not Role.WEIGHT)
     largest = max((4 * t.length for t in weights), default=0)
-    return device + (runs + 1) * others + arenas + largest + OVERHEAD
+    return device + copies * others + arenas + largest + OVERHEAD
 
 
 def check_memory(name: str, need: int, available: int | None) -> None:

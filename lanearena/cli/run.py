@@ -23,6 +23,10 @@ from lanearena.lowering.compile import compare, resolve_backend
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import RandomWeights, WeightSource
 
+COMPARISON_COPIES = 4
+"""Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's
+read back."""
+
 
 def register(sub) -> None:
     p = sub.add_parser("run", help="build, place, lower and run a decoder step, and check it against the unplaced run")
@@ -99,7 +103,9 @@ def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend:
     ((step, plan),) = api.placed_steps(module)
     assert plan is not None  # placed above
     if backend == "numpy":
-        check_memory(config.name, run_bytes(step, plan.bytes + unshared(plan).bytes), available_memory())
+        check_memory(
+            config.name, run_bytes(step, plan.bytes + unshared(plan).bytes, COMPARISON_COPIES), available_memory()
+        )
     show(f"running {len(step.launches)} launches on {backend}")
     t = time.perf_counter()
     result = compare(step, plan, backend, args.seed, weights or RandomWeights(args.seed))

@@ -65,13 +65,18 @@ def compare(
 ) -> Comparison:
     """`step` run as placed and as the unshared reference, one after the other on one fresh device of `backend`,
     over the same weights (made by `weights`, by default drawn at random from `seed`), uploaded once one tensor at a
-    time and shared by both runs, and the same random inputs and state (each run given its own copy of the state)."""
+    time, and the same random inputs and state; the weights' and the state's buffers are shared by both runs (the
+    state written anew before each)."""
     feeds = random_feeds(step, seed, weights=False)
     device = new_device(backend)
     modules = [load(emit(placed_ir(step, p))) for p in (plan, unshared(plan))]
-    addrs = put(device, kept(modules, ("weight",)), weights or RandomWeights(seed), plan.align)
+    shared = kept(modules, ("weight", "state"))
+    addrs = put(device, shared, weights or RandomWeights(seed), plan.align)
     runs = []
     for m in modules:
+        for name, (role, _, _, _) in shared.items():
+            if role == "state":
+                device.upload(addrs[name], np.ascontiguousarray(feeds[name], np.float32).reshape(-1))
         b = prepare(device, feeds, m.BUFFERS, m.FEEDS, m.ALIGN, addrs)
         m.launches(device, b)
         runs.append(results(device, b, m.RESULTS))

@@ -34,12 +34,12 @@ def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
     weights = sum(nbytes for role, _, _, nbytes in kept([module], ("weight",)).values() if role == "weight")
     largest = max(4 * t.length for t in step.tensors.values() if t.role.value == "weight")
     state = sum(4 * t.length for t in step.tensors.values() if t.role.value in ("input", "state"))
-    assert memory.run_bytes(step, 0, runs=1) == weights + 2 * state + largest + memory.OVERHEAD
+    assert memory.run_bytes(step, 0, copies=2) == weights + 2 * state + largest + memory.OVERHEAD
 
 
 def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, capsys):
     step, plan = _placed("tiny")
-    need = memory.run_bytes(step, plan.bytes + unshared(plan).bytes)
+    need = memory.run_bytes(step, plan.bytes + unshared(plan).bytes, run_cli.COMPARISON_COPIES)
     monkeypatch.setattr(run_cli, "available_memory", lambda: need - 1)
     monkeypatch.setattr(run_cli, "compare", lambda *a, **k: pytest.fail("ran past the memory check"))
     assert main(["run", "--quiet", "--backend", "numpy"]) == 2
