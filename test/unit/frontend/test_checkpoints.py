@@ -5,8 +5,10 @@ transformers in test_held_to_transformers.py.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +17,12 @@ import torch
 import lanearena.frontend.checkpoint as checkpoint_module
 from lanearena.frontend.checkpoint import Checkpoint, CheckpointError, is_model_directory
 from lanearena.frontend.configs import load
+from lanearena.frontend.decoder import decoder_step
+from lanearena.frontend.names import pieces
 from lanearena.frontend.safetensors_io import entries, read
 from lanearena.lowering.session import Session
+from lanearena.model import Role
+from lanearena.passes.convert import step_of, steps
 
 from ..support.checkpoints import rewrite, tensors, tiny
 
@@ -124,3 +130,28 @@ def test_a_truncated_file_is_refused(tmp_path):
     (tmp_path / "model.safetensors").write_bytes(b"\x10\x00")
     with pytest.raises(CheckpointError, match="not a safetensors file"):
         entries(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "config",
+    sorted(str(p) for p in (Path(__file__).resolve().parents[3] / "examples" / "configs").glob("*.json")),
+)
+def test_the_name_table_fills_every_weight_of_the_published_shapes_once(config):
+    """Each weight of a published config's decode and prefill steps is made of checkpoint tensors that cover it
+    exactly once, at the published attention widths (Qwen3-Next's 16 key and 32 value heads regrouped); two layers,
+    as few experts as it routes to, MLPs of 256."""
+    notes: list[str] = []
+    c = load(config, ["layers=2", "vocab=64", "max_len=16"], notes)
+    narrow = {k: 256 for k in ("ffn", "expert_ffn", "shared_ffn") if getattr(c, k) is not None}
+    c = dataclasses.replace(c, **narrow, **({"experts": c.topk} if c.mixture else {}))
+    model_type = json.loads(Path(config).read_text())["model_type"]
+    for rows in (1, 4):
+        (op,) = steps(decoder_step(dataclasses.replace(c, rows=rows)))
+        for t in step_of(op)[0].tensors.values():
+            if t.role is not Role.WEIGHT:
+                continue
+            covered = np.zeros(t.shape, np.int8)
+            for piece in pieces(model_type, c, t.name):
+                part = piece.take(np.ones(piece.shape, np.int8)) if piece.take else np.ones(piece.shape, np.int8)
+                covered[piece.at] += part
+            assert covered.min() == covered.max() == 1, t.name
