@@ -16,8 +16,8 @@ import time
 from lanearena import api
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering import cuda
+from lanearena.lowering.compile import placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, results
 
@@ -25,10 +25,9 @@ from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, resul
 def check(config_name: str, runs: int, algorithm: str) -> dict:
     """One config on the GPU against the numpy runtime, and its timing."""
     module = api.place(decoder_step(load(config_name)), algorithm)
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    generated = load_module(emit(step, plan))
-    feeds = random_feeds(step, 0)
+    step = placed(module)
+    generated = load_module(step.source())
+    feeds = random_feeds(step.step, 0)
     expected = generated.run(NumpyDevice(), feeds)
     dev = cuda.CudaDevice()
     b = prepare(dev, feeds, generated.BUFFERS, generated.FEEDS, generated.ALIGN)
@@ -48,8 +47,8 @@ def check(config_name: str, runs: int, algorithm: str) -> dict:
     n_launches = generated.KERNEL_LAUNCHES
     return {
         "config": config_name,
-        "arena_bytes": plan.bytes,
-        "lower_bound": plan.lower_bound,
+        "arena_bytes": step.plan.bytes,
+        "lower_bound": step.plan.lower_bound,
         "max_abs_err_vs_numpy": err,
         "median_step_ms": median * 1e3,
         "kernel_launches": n_launches,

@@ -19,20 +19,18 @@ from pathlib import Path
 from lanearena import api
 from lanearena.analysis.lifetimes import problem
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import compare
+from lanearena.lowering.compile import Placed, compare, placed
 
 CONFIGS = Path(__file__).resolve().parents[1] / "examples" / "configs"
 MODELS = ("llama-3.2-1b", "mistral-7b-v0.3", "qwen2.5-0.5b", "mixtral-8x7b-v0.1", "qwen1.5-moe-a2.7b")
 CI_SIZED = ["layers=2", "vocab=4096", "max_len=256"]
 
 
-def placed(name: str, settings: list[str]):
-    """The step of model `name` with `settings`, placed by the default algorithm and verified: (step, plan)."""
+def placed_model(name: str, settings: list[str]) -> Placed:
+    """The step of model `name` with `settings`, placed by the default algorithm and verified."""
     module = decoder_step(load(str(CONFIGS / f"{name}.json"), settings))
     api.place(module, "best")
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    return step, plan
+    return placed(module)
 
 
 def figures(names: list[str], rows: int) -> None:
@@ -40,7 +38,8 @@ def figures(names: list[str], rows: int) -> None:
     print("|---|---|---|---|---|---|")
     for name in names:
         for what, settings in (("decode", []), (f"prefill {rows}", [f"rows={rows}"])):
-            step, plan = placed(name, settings)
+            p = placed_model(name, settings)
+            step, plan = p.step, p.plan
             no_reuse = sum(it.bytes for it in problem(step, plan.align).items)
             print(f"| {name} | {what} | {len(step.launches)} | {plan.bytes} | {plan.lower_bound} | {no_reuse} |")
 
@@ -55,9 +54,10 @@ def runs(names: list[str], extra: list[str]) -> None:
             settings.append("experts=8")
         settings += extra
         print(f"running {name} {' '.join(settings)}", file=sys.stderr)
-        step, plan = placed(name, settings)
+        p = placed_model(name, settings)
+        step, plan = p.step, p.plan
         start = time.perf_counter()
-        result = compare(step, plan, "numpy", seed=0)
+        result = compare(p, "numpy", seed=0)
         took = time.perf_counter() - start
         print(
             f"| {name} | {' '.join(settings)} | {len(step.launches)} | {plan.bytes} | {plan.lower_bound} | "

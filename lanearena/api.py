@@ -1,10 +1,18 @@
 """The Python API for embedding lanearena in a larger compiler pipeline: parse or build a module, place and verify
-its steps, read back the plan. Errors in user input come back as `UserError` with the file and line."""
+its steps, read back the plan, lower a placed step and run it. Errors in user input come back as `UserError` with
+the file and line.
+
+Lowering and running: `placed(module)` verifies the module's one placed step and reads it once (a `Placed`);
+`lower_module(module)` is its Python module's source (`placed(module).source()`, what `-t lane-pycuda` writes);
+`run(step, new_device(), random_feeds(step.step))` its outputs; `compare(step)` a run against the run in which no
+two arrays share bytes; `load(source)` the module a source defines."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
@@ -20,14 +28,35 @@ from lanearena.model import ALIGN, QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 from lanearena.passes.place import place_module
 from lanearena.passes.verify import LaneArenaVerify
+from lanearena.plugins import outside_dialects
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
+
+if TYPE_CHECKING:
+    from lanearena.lowering.compile import Comparison, Placed, compare, new_device, placed, run
+    from lanearena.lowering.runtime import load, random_feeds
+    from lanearena.lowering.target import lower_module
+
+_LOWERING = {
+    **dict.fromkeys(("Comparison", "Placed", "compare", "new_device", "placed", "run"), "lanearena.lowering.compile"),
+    **dict.fromkeys(("load", "random_feeds"), "lanearena.lowering.runtime"),
+    "lower_module": "lanearena.lowering.target",
+}
+"""The lowering's names the API gives, by the module that defines them: imported when first asked for, so that
+placing alone loads no numpy."""
+
+
+def __getattr__(name: str):
+    if name not in _LOWERING:
+        raise AttributeError(f"module 'lanearena.api' has no attribute '{name}'")
+    return getattr(importlib.import_module(_LOWERING[name]), name)
 
 
 def context(*dialects: Dialect) -> Context:
-    """A context with the builtin, `lane` and `arena` dialects loaded, and `dialects` (the kinds of a model compiler
-    of its own, say)."""
+    """A context with the builtin, `lane` and `arena` dialects loaded, the dialects of the `lanearena.kinds`
+    entry-point group (`plugins`), and `dialects` (the kinds of a model compiler of its own, say)."""
     ctx = Context()
-    for d in (Builtin, LANE, ARENA, *dialects):
+    found = [d for d in outside_dialects() if d.name not in {g.name for g in dialects}]
+    for d in (Builtin, LANE, ARENA, *found, *dialects):
         ctx.load_dialect(d)
     return ctx
 
@@ -76,6 +105,29 @@ def verify(module: ModuleOp, qblock: int = QBLOCK) -> None:
         raise UserError(str(e)) from e
 
 
-def placed_steps(module: ModuleOp) -> list[tuple[Step, ArenaPlan | None]]:
+def placed_steps(module: ModuleOp, qblock: int = QBLOCK) -> list[tuple[Step, ArenaPlan | None]]:
     """Each step of `module` as plain data, with its arena where it has been placed."""
-    return [(step_of(op)[0], plan_of(op)) for op in steps(module)]
+    out = []
+    for op in steps(module):
+        step, _ = step_of(op)
+        out.append((step, plan_of(op, qblock, step)))
+    return out
+
+
+__all__ = [
+    "Comparison",
+    "Placed",
+    "compare",
+    "context",
+    "load",
+    "lower_module",
+    "new_device",
+    "parse",
+    "parse_file",
+    "place",
+    "placed",
+    "placed_steps",
+    "random_feeds",
+    "run",
+    "verify",
+]

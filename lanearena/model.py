@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import StrEnum, auto
 
 QBLOCK = 32
 """Values per scale of a quantized array (GGML's Q8_0)."""
@@ -49,6 +49,20 @@ class Role(StrEnum):
 
 
 ELEMENT_BYTES = {"f32": 4, "i32": 4, "i8": 1}
+
+
+class Reason(StrEnum):
+    """Why an array keeps a buffer of its own: what its tensor is (input, weight, state, output, a view whose
+    quantized form is its own), that a launch reads it before the step writes all of it (unsafe), or that its
+    tensor is not allocated in that form (unallocated)."""
+
+    INPUT = auto()
+    WEIGHT = auto()
+    STATE = auto()
+    OUTPUT = auto()
+    VIEW = auto()
+    UNSAFE = auto()
+    UNALLOCATED = auto()
 
 
 @dataclass(frozen=True)
@@ -179,7 +193,12 @@ def quant_in_place(offset: int, qblock: int = QBLOCK) -> bool:
 def home(step: Step, name: str, form: Form, qblock: int = QBLOCK) -> str:
     """The tensor whose array a touch of `name` lands in: a view's is the tensor it views, through every view, but
     the quantized form of a view that starts inside a block is its own."""
-    at = name
+    return home_start(step, name, form, qblock)[0]
+
+
+def home_start(step: Step, name: str, form: Form, qblock: int = QBLOCK) -> tuple[str, int]:
+    """`home(step, name, form)`, and the element of its array that `name`'s element 0 is."""
+    at, start = name, 0
     seen = set()
     while (t := step.tensors[at]).view_of is not None:
         if form is Form.QUANT and not quant_in_place(t.view_offset, qblock):
@@ -187,5 +206,6 @@ def home(step: Step, name: str, form: Form, qblock: int = QBLOCK) -> str:
         if at in seen:
             raise ValueError(f"view cycle through '{at}'")
         seen.add(at)
+        start += t.view_offset
         at = t.view_of
-    return at
+    return at, start

@@ -1,6 +1,12 @@
-"""What lanearena adds to `xdsl-opt`: found through the `xdsl.universe` entry point after `pip install -e .`."""
+"""What lanearena adds to `xdsl-opt`: found through the `xdsl.universe` entry point after `pip install -e .`; with
+the dialects of the kinds registered in the `lanearena.kinds` entry-point group (`plugins`), each loaded when a
+module names it."""
+
+import functools
 
 from xdsl.universe import Universe
+
+from lanearena.plugins import kind_entry_points, load_dialect
 
 
 def _lane():
@@ -40,7 +46,11 @@ def _pycuda():
 
 
 LANEARENA_UNIVERSE = Universe(
-    all_dialects={"lane": _lane, "arena": _arena},
+    all_dialects={
+        "lane": _lane,
+        "arena": _arena,
+        **{ep.name: functools.partial(load_dialect, ep) for ep in kind_entry_points()},
+    },
     all_passes={
         "lane-arena-place": _place,
         "lane-arena-verify": _verify,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lanearena.analysis.plan import Counter, OwnArray
-from lanearena.model import ALIGN, QBLOCK, Form, Part, Role, Step, Tensor, Whole, aligned, array_bytes, home
+from lanearena.model import ALIGN, QBLOCK, Form, Part, Reason, Role, Step, Tensor, Whole, aligned, array_bytes, home
 
 
 @dataclass
@@ -133,19 +133,19 @@ class Problem:
     own: list[OwnArray]
 
 
-def _reason(step: Step, name: str, form: Form, written: Written) -> str | None:
+def _reason(step: Step, name: str, form: Form, written: Written) -> Reason | None:
     """Why tensor `name`'s array `form` keeps a buffer of its own, or None when it may live in the arena."""
     t = step.tensors[name]
     if form not in t.forms:  # first: a touch through a view in place reaches an array its tensor may not have
-        return "unallocated"
+        return Reason.UNALLOCATED
     if t.view_of is not None:
-        return "view"
+        return Reason.VIEW
     if t.role is not Role.COMPUTED:
-        return t.role.value
+        return Reason(t.role.value)
     if name in step.outputs:
-        return "output"
+        return Reason.OUTPUT
     if not written.whole:
-        return "unsafe"
+        return Reason.UNSAFE
     return None
 
 

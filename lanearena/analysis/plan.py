@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lanearena.model import ALIGN, Form
+from lanearena.model import ALIGN, Form, Reason
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,12 @@ class Counter:
 
 @dataclass(frozen=True)
 class OwnArray:
-    """Tensor `tensor`'s array `form`, kept in a buffer of its own for `reason` (io, weight, state, unsafe)."""
+    """Tensor `tensor`'s array `form`, kept in a buffer of its own for `reason`."""
 
     tensor: str
     form: Form
     bytes: int
-    reason: str
+    reason: Reason
 
 
 @dataclass

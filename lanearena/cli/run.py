@@ -19,9 +19,9 @@ from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, DecoderConfig, decoder_step, load
 from lanearena.frontend.checkpoint import Checkpoint, is_model_directory
-from lanearena.lowering.compile import compare, resolve_backend
+from lanearena.lowering.compile import compare, placed, resolve_backend
 from lanearena.lowering.runtime import unshared
-from lanearena.lowering.weights import RandomWeights, WeightSource
+from lanearena.lowering.weights import WeightSource
 
 COMPARISON_COPIES = 4
 """Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's
@@ -98,26 +98,23 @@ def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend:
     show(f"placing {config.name}")
     t = time.perf_counter()
     api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
-    api.verify(module)
+    step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
-    ((step, plan),) = api.placed_steps(module)
-    assert plan is not None  # placed above
     if backend == "numpy":
-        check_memory(
-            config.name, run_bytes(step, plan.bytes + unshared(plan).bytes, COMPARISON_COPIES), available_memory()
-        )
-    show(f"running {len(step.launches)} launches on {backend}")
+        need = run_bytes(step.step, step.plan.bytes + unshared(step.plan).bytes, COMPARISON_COPIES)
+        check_memory(config.name, need, available_memory())
+    show(f"running {len(step.step.launches)} launches on {backend}")
     t = time.perf_counter()
-    result = compare(step, plan, backend, args.seed, weights or RandomWeights(args.seed))
+    result = compare(step, backend, args.seed, weights)
     times["run_s"] = time.perf_counter() - t
     report = {
         "config": config.name,
         "weights": "checkpoint" if weights is not None else "random",
-        "launches": len(step.launches),
-        "arena_bytes": plan.bytes,
-        "lower_bound_bytes": plan.lower_bound,
-        "no_reuse_bytes": sum(it.bytes for it in problem(step, plan.align).items),
-        "algorithm": plan.algorithm,
+        "launches": len(step.step.launches),
+        "arena_bytes": step.plan.bytes,
+        "lower_bound_bytes": step.plan.lower_bound,
+        "no_reuse_bytes": sum(it.bytes for it in problem(step.step, step.plan.align).items),
+        "algorithm": step.plan.algorithm,
         "backend": backend,
         "device": result.device,
         "max_abs_err": result.max_abs_err,

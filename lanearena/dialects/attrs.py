@@ -29,7 +29,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from lanearena.model import Form, Numerics
+from lanearena.model import Form, Numerics, Reason
 
 ELEMENTS = {"f32": f32, "i32": i32, "i8": i8}
 """A tensor's element types by name: f32 and i32 values, i8 the words of a Q8_0 weight."""
@@ -42,20 +42,6 @@ class WriteKind(StrEnum):
 
     WHOLE = auto()
     OTHER = auto()
-
-
-class Reason(StrEnum):
-    """Why an array keeps a buffer of its own: what its tensor is (input, weight, state, output, a view whose
-    quantized form is its own), that a launch reads it before the step writes all of it (unsafe), or that its
-    tensor is not allocated in that form (unallocated)."""
-
-    INPUT = auto()
-    WEIGHT = auto()
-    STATE = auto()
-    OUTPUT = auto()
-    VIEW = auto()
-    UNSAFE = auto()
-    UNALLOCATED = auto()
 
 
 class BinaryKind(StrEnum):
@@ -166,7 +152,7 @@ class WriteAttr(EnumAttribute[WriteKind], SpacedOpaqueSyntaxAttribute):
 
 
 @irdl_attr_definition
-class ReasonAttr(EnumAttribute[Reason], SpacedOpaqueSyntaxAttribute):
+class ReasonAttr(EnumAttribute[Reason], SpacedOpaqueSyntaxAttribute):  # type: ignore[type-var]  # see above
     """`#arena<reason unsafe>`: why an array keeps a buffer of its own."""
 
     name = "arena.reason"

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lanearena.dialects.attrs import BufferType, FormAttr, Reason, ReasonAttr, TensorType, form_attrs
 from lanearena.dialects.directives import Forms, Name, Own, Tensor
-from lanearena.model import QBLOCK, Form, Numerics, Scratch, WriteHow
+from lanearena.model import QBLOCK, Form, Numerics, Role, Scratch, WriteHow
 
 # --- The step ----------------------------------------------------------------------------------------------------
 
@@ -81,7 +81,7 @@ class TensorDef(OrderedOp):
     """An op that defines one tensor of the step, named `tensor`; `own_plain` and `own_quant` say why an array of it
     keeps a buffer of its own (set by `lane-arena-place`)."""
 
-    ROLE: ClassVar[str]
+    ROLE: ClassVar[Role]
     tensor = prop_def(StringAttr)
     own_plain = opt_prop_def(ReasonAttr)
     own_quant = opt_prop_def(ReasonAttr)
@@ -140,7 +140,7 @@ class TensorDef(OrderedOp):
             raise VerifyException(f"{self.name}: a tensor needs a name")
         self._verify_own()
         t = self.result.type
-        if t.elem == "i8" and self.ROLE != "weight":
+        if t.elem == "i8" and self.ROLE is not Role.WEIGHT:
             raise VerifyException(
                 f"{self.name} '{self.tensor_name}': only a weight is i8 (Q8_0); a {self.ROLE} tensor is f32 or i32"
             )
@@ -186,7 +186,7 @@ class ComputedDef(TensorDef):
     """An op that defines a tensor the step computes (`lane.tensor`, `lane.view`, `arena.tensor`), allocated in
     the arrays `forms` (plain by default)."""
 
-    ROLE: ClassVar[str] = "computed"
+    ROLE: ClassVar[Role] = Role.COMPUTED
     forms_ = prop_def(ArrayAttr[FormAttr], prop_name="forms", default_value=form_attrs([Form.PLAIN.value]))
 
     @property
@@ -345,7 +345,7 @@ class LaunchOp(OrderedOp):
         for v, forms in self.written_operands():
             self._check_form(v, forms, "writes")
             owner = tensor_def(v)
-            if owner.ROLE in ("input", "weight"):
+            if owner.ROLE in (Role.INPUT, Role.WEIGHT):
                 raise self.error(
                     f"{self.name} writes {owner.ROLE} '{owner.tensor_name}': only the step's computed tensors and "
                     "state are written"

@@ -224,7 +224,7 @@ class Own(CustomDirective):
             if form in given:
                 parser.raise_error(f"own({form.value} = ...) given twice", at, parser.pos)
             parser.parse_punctuation("=")
-            given[form] = ReasonAttr(parser.parse_str_enum(Reason))
+            given[form] = ReasonAttr(parser.parse_str_enum(Reason))  # type: ignore[type-var]  # as Form
 
         parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
         for form, reason in given.items():

@@ -20,7 +20,7 @@ from xdsl.utils.exceptions import VerifyException
 from lanearena.dialects.attrs import PLAIN, FormAttr, PartAttr, form_attrs
 from lanearena.dialects.base import LaunchOp, TensorDef, tensor_def, tensor_type
 from lanearena.dialects.directives import Read, Tensor, Written
-from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
+from lanearena.model import Form, Numerics, Other, Part, Role, Scratch, Whole, WriteHow
 
 
 def count(default: int | None = None):
@@ -242,18 +242,18 @@ class KernelOp(LaunchOp):
         return cls.build(operands=[*(v for v, _ in ins), *(v for v, _ in outs), list(buffers)], properties=properties)
 
     @classmethod
-    def _param_attrs(cls, params: Params) -> dict[str, Attribute]:
-        """`params` as the properties that keep them."""
+    def _param_attrs(cls, given: Params) -> dict[str, Attribute]:
+        """The parameters `given` (by name) as the properties that keep them."""
         defs = cls.get_irdl_definition().properties
         out: dict[str, Attribute] = {}
-        part = {n: params[n] for n in PART_PARAMS if n in params}
+        part = {n: given[n] for n in PART_PARAMS if n in given}
         if part:
             if "part" not in defs:
                 raise ValueError(f"{cls.name}: its kernels write whole rows: no pitch, start, width")
             if len(part) != len(PART_PARAMS) or not all(_is_int(v) for v in part.values()):
                 raise ValueError(f"{cls.name}: a part write takes integers pitch, start and width together")
             out["part"] = PartAttr(int(part["pitch"]), int(part["start"]), int(part["width"]))
-        for name, value in params.items():
+        for name, value in given.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
                 raise ValueError(f"{cls.name}: parameter '{name}' is an integer, a float or a string, not {value!r}")
             if name in PART_PARAMS:
@@ -286,7 +286,7 @@ class KernelOp(LaunchOp):
         super().verify_()
         for (name, must_weigh, want), value in zip(self._operand_rules(), self.operands, strict=False):
             t = tensor_def(value)
-            if must_weigh != (t.ROLE == "weight"):
+            if must_weigh != (t.ROLE is Role.WEIGHT):
                 raise self.error(
                     f"{self.name}: operand '{name}' {'must' if must_weigh else 'must not'} be a lane.weight"
                 )

@@ -54,7 +54,7 @@ from lanearena.dialects.directives import Name, Reads, Writes
 from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.dialects.located import located, where
-from lanearena.model import Form, Numerics, Other, Part, Scratch, Whole, WriteHow
+from lanearena.model import Form, Numerics, Other, Part, Role, Scratch, Whole, WriteHow
 
 __all__ = [
     "ELEMENTS",
@@ -188,7 +188,7 @@ class InputOp(_GivenDef):
     """`%x = lane.input "x" : !lane.tensor<2048xf32>`: a tensor the step is given; never placed."""
 
     name = "lane.input"
-    ROLE: ClassVar[str] = "input"
+    ROLE: ClassVar[Role] = Role.INPUT
 
 
 @irdl_op_definition
@@ -197,7 +197,7 @@ class WeightOp(_GivenDef):
     dimension); never placed, never written."""
 
     name = "lane.weight"
-    ROLE: ClassVar[str] = "weight"
+    ROLE: ClassVar[Role] = Role.WEIGHT
 
 
 @irdl_op_definition
@@ -206,7 +206,7 @@ class StateOp(_GivenDef):
     reads and writes it, and it is never placed."""
 
     name = "lane.state"
-    ROLE: ClassVar[str] = "state"
+    ROLE: ClassVar[Role] = Role.STATE
 
 
 @irdl_op_definition

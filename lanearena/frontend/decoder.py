@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
+from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.model import Form
@@ -119,7 +120,7 @@ class _Decoder:
         v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
         b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
         attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed)
-        splits = {} if c.attn_kind == "attention_i8x2" else {"splits": c.attn_splits}
+        splits = {"splits": c.attn_splits} if "splits" in KERNEL_OPS[c.attn_kind].param_names() else {}
         window = {"window": c.windowed(layer)} if c.windowed(layer) else {}
         b.launch(
             c.attn_kind,

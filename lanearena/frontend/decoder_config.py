@@ -7,6 +7,7 @@ import dataclasses
 import typing
 from dataclasses import dataclass
 
+from lanearena.dialects.attrs import ScalingKind
 from lanearena.model import QBLOCK, Numerics
 
 
@@ -293,8 +294,8 @@ def split_fits(k: int, split: int, quantized: bool) -> bool:
     return split == 1 or (split - 1) * part < k
 
 
-ROPE_TYPES = ("default", "linear", "dynamic", "llama3")
-"""The rope types the rope kernel scales its frequencies by (Hugging Face's `rope_type`)."""
+ROPE_TYPES = tuple(k.value for k in ScalingKind)
+"""The rope types the rope kernel scales its frequencies by (Hugging Face's `rope_type`): `lane.rope`'s scalings."""
 
 
 def _check_rope(c: DecoderConfig, need) -> None:

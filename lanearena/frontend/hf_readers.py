@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lanearena.frontend.decoder_config import ConfigError
+from lanearena.dialects.attrs import ScalingKind
+from lanearena.frontend.decoder_config import ROPE_TYPES, ConfigError
 
 Origin = Callable[[str | None], str]
 """Where a Hugging Face key is written (`path:line`)."""
@@ -80,9 +81,6 @@ SHAPES = Reader(
     "hidden_act other than silu",
 )
 
-ROPE_TYPES = ("default", "linear", "dynamic", "llama3")
-"""The rope types lanearena's rope kernel scales its frequencies by."""
-
 _ROPE_KEYS = {
     "factor": "rope_factor",
     "low_freq_factor": "rope_low",
@@ -107,28 +105,29 @@ def _rope(values: dict, out: Out, origin: Origin) -> None:
             continue
         if not isinstance(scaling, dict):
             raise refuse(origin, hf, f"{hf} is an object of rope parameters, not {scaling!r}")
-        kind = scaling.get("rope_type", scaling.get("type", "default"))
-        if kind not in ROPE_TYPES:
+        rope_type = scaling.get("rope_type", scaling.get("type", "default"))
+        if not isinstance(rope_type, str) or rope_type not in ROPE_TYPES:
             raise refuse(
-                origin, hf, f"{hf} rope_type {kind!r} cannot be modeled: lanearena turns {', '.join(ROPE_TYPES)}"
+                origin, hf, f"{hf} rope_type {rope_type!r} cannot be modeled: lanearena turns {', '.join(ROPE_TYPES)}"
             )
-        read = {"rope_type", "type", "rope_theta", "partial_rotary_factor", *_ROPE_NEEDS[kind]}
-        if kind == "dynamic":
+        read = {"rope_type", "type", "rope_theta", "partial_rotary_factor", *_ROPE_NEEDS[rope_type]}
+        if rope_type == ScalingKind.DYNAMIC:
             read.add("original_max_position_embeddings")
         for key in scaling:
             if key not in read:
-                raise refuse(origin, key, f"{hf} key '{key}' cannot be modeled by a {kind} rope")
-        missing = [k for k in _ROPE_NEEDS[kind] if k not in scaling]
+                raise refuse(origin, key, f"{hf} key '{key}' cannot be modeled by a {rope_type} rope")
+        missing = [k for k in _ROPE_NEEDS[rope_type] if k not in scaling]
         if missing:
-            raise refuse(origin, hf, f"a {kind} {hf} needs {', '.join(missing)}")
-        out.put("rope_type", kind, hf)
+            raise refuse(origin, hf, f"a {rope_type} {hf} needs {', '.join(missing)}")
+        out.put("rope_type", rope_type, hf)
         if "rope_theta" in scaling:
             out.put("rope_theta", scaling["rope_theta"], "rope_theta")
         for key, value in scaling.items():
             if key in _ROPE_KEYS:
                 out.put(_ROPE_KEYS[key], value, key)
         _partial_rotary(scaling.get("partial_rotary_factor", 1.0), out)
-        if kind == "dynamic" and "rope_original" not in out.values and "max_position_embeddings" in values:
+        grows = rope_type == ScalingKind.DYNAMIC and "rope_original" not in out.values
+        if grows and "max_position_embeddings" in values:
             out.put("rope_original", values["max_position_embeddings"], "max_position_embeddings")
 
 

@@ -1,22 +1,75 @@
-"""Lowering a placed step and running it: the emitted module's source, and its results on a device next to the
-reference run in which no two arrays share bytes."""
+"""Lowering a placed step and running it: the step verified and read from its IR once (`placed`), the emitted
+module's source, and its results on a device next to the reference run in which no two arrays share bytes (another
+layout of the same launches)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 
+from lanearena import options
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects import lane
-from lanearena.frontend.from_model import module_of
+from lanearena.errors import UserError
+from lanearena.limits import oversized
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, results, unshared
 from lanearena.lowering.weights import RandomWeights, WeightSource, kept, put
-from lanearena.model import Step
-from lanearena.passes.convert import place_step, steps
+from lanearena.model import QBLOCK, Step
+from lanearena.passes.convert import alloc_of, steps
+from lanearena.passes.verify import verified
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A placed `lane.step` that `lane-arena-verify` accepts, with the step and arena read from its IR: what the
+    lowering takes (make one with `placed`)."""
+
+    op: lane.StepOp
+    step: Step
+    plan: ArenaPlan
+    qblock: int = QBLOCK
+
+    def source(self) -> str:
+        """The Python module that runs the step as its IR places it."""
+        return emit(self.op, self.step, self.plan, self.qblock)
+
+    def unshared_source(self) -> str:
+        """The module that runs the same launches with every arena array and scratch at bytes of its own: the
+        reference a placement must match."""
+        return emit(self.op, self.step, unshared(self.plan), self.qblock)
+
+
+def placed(module: ModuleOp | lane.StepOp, qblock: int = QBLOCK) -> Placed:
+    """The one `lane.step` of `module` (or the step `module` is), placed and verified as `lane-arena-verify` does;
+    a `UserError` with every problem, located, where it is not one step, not placed, or placed wrongly."""
+    if isinstance(module, lane.StepOp):
+        op = module
+    else:
+        found = steps(module)
+        if len(found) != 1:
+            raise UserError(f"lane-pycuda lowers one lane.step a module, found {len(found)}")
+        (op,) = found
+    if problems := oversized(op):
+        raise UserError("\n".join(problems))
+    alloc = alloc_of(op)
+    if alloc is None:
+        raise UserError(f"lane.step @{op.sym_name.data} is not placed: run lane-arena-place first")
+    try:
+        options.align(alloc.align.value.data, "arena.alloc's align")
+        options.qblock(qblock)
+    except options.OptionError as e:
+        raise UserError(f"lane.step @{op.sym_name.data}: {e}") from None
+    try:
+        step, plan = verified(op, qblock)
+    except DiagnosticException as e:
+        raise UserError(str(e)) from None
+    return Placed(op, step, plan, qblock)
 
 
 def resolve_backend(backend: str = "auto") -> str:
@@ -48,30 +101,21 @@ class Comparison:
     """What ran the placed step: the GPU and driver found, or the numpy runtime."""
 
 
-def placed_ir(step: Step, plan: ArenaPlan) -> lane.StepOp:
-    """`step` as a `lane.step` rewritten onto the arena `plan` places it on."""
-    (op,) = steps(module_of(step))
-    place_step(op, step, plan)
-    return op
+def run(step: Placed, device, feeds) -> dict[str, np.ndarray]:
+    """The placed `step`'s outputs and state on `device` (see `new_device`) from `feeds` (see `random_feeds`)."""
+    return load(step.source()).run(device, feeds)
 
 
-def run_placed(step: Step, plan: ArenaPlan, device, feeds) -> dict[str, np.ndarray]:
-    """`step`'s results on `device` when run as `plan` places it."""
-    return load(emit(placed_ir(step, plan))).run(device, feeds)
-
-
-def compare(
-    step: Step, plan: ArenaPlan, backend: str = "numpy", seed: int = 0, weights: WeightSource | None = None
-) -> Comparison:
-    """`step` run as placed and as the unshared reference, one after the other on one fresh device of `backend`,
-    over the same weights (made by `weights`, by default drawn at random from `seed`), uploaded once one tensor at a
-    time, and the same random inputs and state; the weights' and the state's buffers are shared by both runs (the
-    state written anew before each)."""
-    feeds = random_feeds(step, seed, weights=False)
+def compare(step: Placed, backend: str = "numpy", seed: int = 0, weights: WeightSource | None = None) -> Comparison:
+    """The placed `step` run as placed and as the unshared reference, one after the other on one fresh device of
+    `backend`, over the same weights (made by `weights`, by default drawn at random from `seed`), uploaded once one
+    tensor at a time, and the same random inputs and state; the weights' and the state's buffers are shared by both
+    runs (the state written anew before each)."""
+    feeds = random_feeds(step.step, seed, weights=False)
     device = new_device(backend)
-    modules = [load(emit(placed_ir(step, p))) for p in (plan, unshared(plan))]
+    modules = [load(source) for source in (step.source(), step.unshared_source())]
     shared = kept(modules, ("weight", "state"))
-    addrs = put(device, shared, weights or RandomWeights(seed), plan.align)
+    addrs = put(device, shared, weights or RandomWeights(seed), step.plan.align)
     runs = []
     for m in modules:
         for name, (role, _, _, _) in shared.items():
@@ -80,6 +124,6 @@ def compare(
         b = prepare(device, feeds, m.BUFFERS, m.FEEDS, m.ALIGN, addrs)
         m.launches(device, b)
         runs.append(results(device, b, m.RESULTS))
-    placed, reference = runs
+    got, reference = runs
     found = getattr(device, "found", Comparison.device)
-    return Comparison(placed, reference, max_abs_err(placed, reference), found)
+    return Comparison(got, reference, max_abs_err(got, reference), found)

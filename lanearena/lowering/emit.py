@@ -1,6 +1,6 @@
-"""`lane-to-pycuda`'s code generator: a placed step, read from its IR (the arena, the placed tensors, each launch's
-scratch and counters), as a Python module that allocates the arena once, keeps each counter in a zeroed buffer of
-its own, binds every array to its buffer and offset, and launches the kernels in order.
+"""`lane-pycuda`'s code generator: a placed step (its launch ops, and the step and arena read from its IR once, as
+`lowering.compile.placed` gives them), as a Python module that allocates the arena once, keeps each counter in a
+zeroed buffer of its own, binds every array to its buffer and offset, and launches the kernels in order.
 
 The module runs on any device with the interface of `NumpyDevice` (`alloc`, `fill`, `upload`, `download`,
 `launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU."""
@@ -13,13 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.ir import SSAValue
 
-from lanearena.dialects import arena, lane
-from lanearena.dialects.base import BufferDef, tensor_def
+from lanearena.analysis.lifetimes import bytes_of
+from lanearena.analysis.plan import ArenaPlan
+from lanearena.dialects import lane
+from lanearena.dialects.base import tensor_def
 from lanearena.dialects.located import where
 from lanearena.errors import UserError
 from lanearena.lowering import kernels
 from lanearena.lowering.kernels import KernelCall
-from lanearena.model import ELEMENT_BYTES, QBLOCK, Form, aligned, array_bytes, quant_in_place, quant_parts
+from lanearena.model import ELEMENT_BYTES, QBLOCK, Form, Role, Step, Tensor, aligned, home_start, quant_parts
 
 
 class _Addresses:
@@ -68,96 +70,62 @@ class Binding:
 
 @dataclass
 class Layout:
-    """Every buffer of a placed step, and where each array starts: (buffer index, byte offset) by (tensor op, form),
-    and by scratch or counter op for the launches' buffers. Allocation 0 is the arena."""
+    """Every buffer of a placed step, and where each array starts: (buffer index, byte offset) by (tensor, form),
+    and by (launch, tag) for the launches' scratch and counters. Allocation 0 is the arena."""
 
     buffers: list[Allocation]
-    arrays: dict[tuple[lane.TensorDef, Form], tuple[int, int]]
-    scratch: dict[BufferDef, tuple[int, int]]
+    arrays: dict[tuple[str, Form], tuple[int, int]]
+    scratch: dict[tuple[int, str], tuple[int, int]]
 
 
-def array_size(t: lane.TensorDef, form: Form, two_words: bool, align: int) -> int:
-    """The aligned bytes of tensor `t`'s array `form` (a Q8_0 weight's: its words and scales)."""
-    typ = t.result.type
-    if typ.elem == "i8":
-        return array_bytes(typ.length, Form.QUANT, False, align)
-    return array_bytes(typ.length, form, two_words, align)
-
-
-def layout(step: lane.StepOp, alloc: arena.AllocOp) -> Layout:
-    """The buffers the placed `step` (on arena `alloc`) asks for and where every array, scratch and counter of it
+def layout(step: Step, plan: ArenaPlan) -> Layout:
+    """The buffers `step`, placed as `plan` places it, asks for, and where every array, scratch and counter of it
     lives in them."""
-    align, two = alloc.align.value.data, step.step_numerics.two_words
-    buffers = [Allocation("arena", alloc.nbytes.value.data, poison=True)]
-    arrays: dict[tuple[lane.TensorDef, Form], tuple[int, int]] = {}
-    scratch: dict[BufferDef, tuple[int, int]] = {}
-    defs = [op for op in step.body.block.ops if isinstance(op, lane.TensorDef)]
-    for t in defs:
-        if isinstance(t, arena.TensorOp):
-            arrays |= {(t, form): (0, offset) for form, offset in t.offsets.items()}
-    for t in defs:
-        for form in t.own:
-            arrays[(t, form)] = (len(buffers), 0)
-            name = f"{t.tensor_name}:{form.value}"
-            buffers.append(Allocation(name, array_size(t, form, two, align), poison=t.computed))
-    outputs = _outputs(step)
-    for t in defs:
+    two = step.numerics.two_words
+    buffers = [Allocation("arena", plan.bytes, poison=True)]
+    arrays = {(a.tensor, a.form): (0, a.offset) for a in plan.arrays}
+    scratch = {(s.launch, s.tag): (0, s.offset) for s in plan.scratch}
+
+    def own(t: Tensor, form: Form, nbytes: int) -> None:
+        arrays[(t.name, form)] = (len(buffers), 0)
+        buffers.append(Allocation(f"{t.name}:{form.value}", nbytes, poison=t.role is Role.COMPUTED))
+
+    for o in plan.own:
+        own(step.tensors[o.tensor], o.form, o.bytes)
+    for t in step.tensors.values():
         # An output or state no launch touches has no array in the plan, yet is still handed back.
-        kept = t.result in outputs or t.ROLE == "state"
-        if kept and t.viewed is None and (t, Form.PLAIN) not in arrays:
-            arrays[(t, Form.PLAIN)] = (len(buffers), 0)
-            typ = t.result.type
-            nbytes = aligned(typ.length * ELEMENT_BYTES[typ.elem], align)
-            buffers.append(Allocation(f"{t.tensor_name}:{Form.PLAIN.value}", nbytes, poison=t.computed))
-    for i, launch in enumerate(_launches(step)):
-        for b in launch.buffers:
-            owner = b.owner
-            if isinstance(owner, arena.ScratchOp):
-                scratch[owner] = (0, owner.offset.value.data)
-            elif isinstance(owner, arena.CounterOp):
-                scratch[owner] = (len(buffers), 0)
-                nbytes = aligned(owner.nbytes.value.data, align)
-                buffers.append(Allocation(f"#{i}:{owner.tag.data}", nbytes, zero=True))
+        kept = t.name in step.outputs or t.role is Role.STATE
+        if kept and t.view_of is None and (t.name, Form.PLAIN) not in arrays:
+            own(t, Form.PLAIN, bytes_of(t, Form.PLAIN, two, plan.align))
+    for c in plan.counters:
+        scratch[(c.launch, c.tag)] = (len(buffers), 0)
+        buffers.append(Allocation(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=True))
     return Layout(buffers, arrays, scratch)
 
 
-def _launches(step: lane.StepOp) -> list[lane.LaunchOp]:
-    return [op for op in step.body.block.ops if isinstance(op, lane.LaunchOp)]
+def _launches(op: lane.StepOp) -> list[lane.LaunchOp]:
+    return [c for c in op.body.block.ops if isinstance(c, lane.LaunchOp)]
 
 
-def _outputs(step: lane.StepOp) -> set[SSAValue]:
-    output = step.body.block.last_op
-    return set(output.values) if isinstance(output, lane.OutputOp) else set()
-
-
-def _home(value: SSAValue, form: Form, qblock: int) -> tuple[lane.TensorDef, int]:
-    """The tensor whose array a touch of `value` in `form` lands in, and the elements from its start to `value`'s:
-    a view's is the tensor it views, through every view, but the quantized form of a view that starts inside a
-    block is its own."""
-    t, elems = tensor_def(value), 0
-    while (viewed := t.viewed) is not None:
-        if form is Form.QUANT and not quant_in_place(t.view_offset, qblock):
-            break
-        elems += t.view_offset
-        t = tensor_def(viewed)
-    return t, elems
-
-
+@dataclass(frozen=True)
 class _Symbolic:
-    """The operands of launch `op` as the symbolic addresses of `addresses`."""
+    """The operands of launch `index` of `step` as the symbolic addresses of `addresses`."""
 
-    def __init__(self, op: lane.LaunchOp, lay: Layout, addresses: _Addresses, align: int, two: bool, qblock: int):
-        self.lay, self.addresses, self.align, self.two, self.qblock = lay, addresses, align, two, qblock
-        self.buffers = {b.owner.tag.data: b.owner for b in op.buffers if isinstance(b.owner, BufferDef)}
+    step: Step
+    index: int
+    lay: Layout
+    addresses: _Addresses
+    align: int
+    qblock: int
 
     def _addr(self, where: tuple[int, int]) -> int:
         return self.addresses.encode(*where)
 
-    def _array(self, value: SSAValue, form: Form) -> tuple[lane.TensorDef, int, int]:
-        at, elems = _home(value, form, self.qblock)
+    def _array(self, value: SSAValue, form: Form) -> tuple[Tensor, int, int]:
+        at, elems = home_start(self.step, tensor_def(value).tensor_name, form, self.qblock)
         if (at, form) not in self.lay.arrays:
-            raise KeyError(f"{at.tensor_name}:{form.value} has no buffer")
-        return at, self._addr(self.lay.arrays[(at, form)]), elems
+            raise KeyError(f"{at}:{form.value} has no buffer")
+        return self.step.tensors[at], self._addr(self.lay.arrays[(at, form)]), elems
 
     def plain(self, tensor: SSAValue) -> int:
         _, base, elems = self._array(tensor, Form.PLAIN)
@@ -165,17 +133,16 @@ class _Symbolic:
 
     def quant(self, tensor: SSAValue) -> tuple[int, int, int]:
         at, base, elems = self._array(tensor, Form.QUANT)
-        words, low, scales = quant_parts(base, at.result.type.length, self.two, self.align)
+        words, low, scales = quant_parts(base, at.length, self.step.numerics.two_words, self.align)
         return words + elems, (low + elems if low is not None else 0), scales + elems // QBLOCK * 4
 
     def weight(self, tensor: SSAValue) -> tuple[int, int]:
-        t = tensor_def(tensor)
-        base = self._addr(self.lay.arrays[(t, Form.PLAIN)])
-        typ = t.result.type
-        return base, (base + aligned(typ.length, self.align) if typ.elem == "i8" else 0)
+        t = self.step.tensors[tensor_def(tensor).tensor_name]
+        base = self._addr(self.lay.arrays[(t.name, Form.PLAIN)])
+        return base, (base + aligned(t.length, self.align) if t.elem == "i8" else 0)
 
     def scratch(self, tag: str) -> int:
-        return self._addr(self.lay.scratch[self.buffers[tag]])
+        return self._addr(self.lay.scratch[(self.index, tag)])
 
     counter = scratch
 
@@ -209,23 +176,19 @@ def _call(c: KernelCall, addresses: _Addresses) -> str:
     return f"    dev.launch({_lit(c.kernel)}, {grid}, {block}, ({args},))"
 
 
-def bindings(step: lane.StepOp, lay: Layout) -> tuple[dict[str, Binding], dict[str, Binding]]:
+def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Binding]]:
     """The tensors the caller feeds (inputs, weights, state) and reads back (outputs, state), and where they live."""
     feeds, results = {}, {}
-    outputs = _outputs(step)
-    for t in step.body.block.ops:
-        if not isinstance(t, lane.TensorDef):
-            continue
-        at, elems = _home(t.result, Form.PLAIN, QBLOCK)
+    for t in step.tensors.values():
+        at, elems = home_start(step, t.name, Form.PLAIN)
         where = lay.arrays.get((at, Form.PLAIN))
         if where is None:
             continue
-        typ = t.result.type
-        b = Binding(where[0], where[1] + ELEMENT_BYTES[typ.elem] * elems, t.ROLE, typ.elem, typ.dims)
-        if t.ROLE in ("input", "weight", "state"):
-            feeds[t.tensor_name] = b
-        if t.ROLE == "state" or t.result in outputs:
-            results[t.tensor_name] = b
+        b = Binding(where[0], where[1] + ELEMENT_BYTES[t.elem] * elems, t.role.value, t.elem, t.shape)
+        if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE):
+            feeds[t.name] = b
+        if t.role is Role.STATE or t.name in step.outputs:
+            results[t.name] = b
     return feeds, results
 
 
@@ -233,15 +196,15 @@ def _names(values) -> str:
     return ", ".join(_lit(tensor_def(v).tensor_name) for v in dict.fromkeys(values))
 
 
-def emit(step: lane.StepOp, qblock: int = QBLOCK) -> str:
-    """The Python module that runs the placed `step` as its IR places it."""
-    alloc = next(op for op in step.body.block.ops if isinstance(op, arena.AllocOp))
-    lay = layout(step, alloc)
-    align, numerics, launches = alloc.align.value.data, step.step_numerics, _launches(step)
+def emit(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
+    """The Python module that runs the launches of `op` (which is `step`) over the buffers of `plan`. It trusts
+    `plan`: `lowering.compile.placed` verifies a placement before anything lowers it."""
+    lay = layout(step, plan)
+    align, numerics, launches = plan.align, step.numerics, _launches(op)
     doc = (
-        f"Step @{step.sym_name.data} ({numerics.value}) lowered by lanearena: {len(launches)} launches over one "
-        f"arena of {alloc.nbytes.value.data} bytes\n(lower bound {alloc.lower_bound.value.data}, placed by "
-        f"{alloc.algorithm.data}). Call run(device, feeds) with a NumpyDevice or a CudaDevice."
+        f"Step @{step.name} ({numerics.value}) lowered by lanearena: {len(launches)} launches over one "
+        f"arena of {plan.bytes} bytes\n(lower bound {plan.lower_bound}, placed by "
+        f"{plan.algorithm}). Call run(device, feeds) with a NumpyDevice or a CudaDevice."
     )
     # Every name from the IR reaches the module only as a literal `_lit` makes (comments too), never as code.
     lines = [
@@ -249,9 +212,9 @@ def emit(step: lane.StepOp, qblock: int = QBLOCK) -> str:
         "",
         "from lanearena.lowering.runtime import f32, i32, u64, run_module",
         "",
-        f"STEP = {_lit(step.sym_name.data)}",
+        f"STEP = {_lit(step.name)}",
         f"NUMERICS = {_lit(numerics.value)}",
-        f"ARENA_BYTES = {alloc.nbytes.value.data}",
+        f"ARENA_BYTES = {plan.bytes}",
         f"ALIGN = {align}  # of every array, and of a Q8_0 weight's parts",
         "BUFFERS = [  # name, bytes, zeroed (a counter), poisoned before the step",
         *(f"    ({_lit(b.name)}, {b.bytes}, {b.zero}, {b.poison})," for b in lay.buffers),
@@ -267,13 +230,13 @@ def emit(step: lane.StepOp, qblock: int = QBLOCK) -> str:
         lines.append("}")
     body, count = [], 0
     addresses = _Addresses(lay.buffers)
-    for i, op in enumerate(launches):
-        if not isinstance(op, lane.KernelOp):
-            raise UserError(f"{where(op)}{op.name} {_lit(op.kind)}: no kernels for a generic launch")
-        calls = kernels.calls(op, _Symbolic(op, lay, addresses, align, numerics.two_words, qblock))
+    for i, launch in enumerate(launches):
+        if not isinstance(launch, lane.KernelOp):
+            raise UserError(f"{where(launch)}{launch.name} {_lit(launch.kind)}: no kernels for a generic launch")
+        calls = kernels.calls(launch, _Symbolic(step, i, lay, addresses, align, qblock))
         count += len(calls)
-        ins, outs = _names(op.operand(n) for n in op.ins()), _names(op.operand(n) for n in op.WRITES)
-        body.append(f"    # {i}: {_lit(op.kind)} ({ins}) -> ({outs})")
+        ins, outs = _names(launch.operand(n) for n in launch.ins()), _names(launch.operand(n) for n in launch.WRITES)
+        body.append(f"    # {i}: {_lit(launch.kind)} ({ins}) -> ({outs})")
         body += [_call(c, addresses) for c in calls]
     lines.append(f"KERNEL_LAUNCHES = {count}")
     lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""', *body]

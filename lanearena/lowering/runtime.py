@@ -103,16 +103,17 @@ def unshared(plan: ArenaPlan) -> ArenaPlan:
     return dataclasses.replace(plan, bytes=offset, arrays=arrays, scratch=scratch, algorithm="unshared")
 
 
-def _uses(step: Step) -> dict[str, list[tuple[str, str, object]]]:
-    """How each tensor is used: (launch kind, operand name, launch) for every launch operand it fills."""
+def _uses(step: Step) -> dict[str, list[tuple[str, dict[str, str], object]]]:
+    """How each tensor is used: (operand name, the launch's tensors by operand name, launch) for every launch operand
+    it fills."""
     uses: dict[str, list] = {}
     for launch in step.launches:
         k = KERNEL_OPS.get(launch.kind)
         if k is None:
             continue
-        for names, values in ((k.ins(), launch.ins), (k.WRITES, launch.outs)):
-            for operand, tensor in zip(names, values, strict=False):
-                uses.setdefault(tensor, []).append((launch.kind, operand, launch))
+        named = dict(zip(k.ins(), launch.ins, strict=False)) | dict(zip(k.WRITES, launch.outs, strict=False))
+        for operand, tensor in named.items():
+            uses.setdefault(tensor, []).append((operand, named, launch))
     return uses
 
 
@@ -143,15 +144,15 @@ def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, n
 
 
 def _ints(step: Step, name: str, n: int, uses: list, rng: np.random.Generator) -> np.ndarray:
-    positions = [launch for _, operand, launch in uses if operand == "pos"]
+    positions = [launch for operand, _, launch in uses if operand == "pos"]
     if positions:  # inside the caches of every launch that takes them (the first, a rope, has none)
         caches = [step.tensors[c] for p in positions for c in (*p.ins, *p.outs) if step.tensors[c].role is Role.STATE]
         length = min((c.shape[0] for c in caches), default=n)
         start = rng.integers(0, max(length - n, 0) + 1)
         return (start + np.arange(n)).astype(np.int32)
-    for kind, operand, launch in uses:
-        if kind in ("gather", "gather_norm") and operand == "ids":
-            return rng.integers(0, step.tensors[launch.ins[0]].shape[0], n).astype(np.int32)
+    for operand, named, _ in uses:
+        if operand == "ids" and "table" in named:  # a gather's: inside its table
+            return rng.integers(0, step.tensors[named["table"]].shape[0], n).astype(np.int32)
     return rng.integers(0, 16, n).astype(np.int32)
 
 

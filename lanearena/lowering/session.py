@@ -20,11 +20,9 @@ from lanearena import api
 from lanearena.errors import UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
-from lanearena.lowering.compile import new_device
-from lanearena.lowering.emit import emit
+from lanearena.lowering.compile import new_device, placed
 from lanearena.lowering.runtime import POISON, load, prepare
 from lanearena.lowering.weights import WeightSource, kept, put
-from lanearena.passes.convert import steps
 
 KEPT = ("weight", "state")
 """The roles of the tensors a session keeps on the device across steps."""
@@ -36,13 +34,10 @@ class _Lowered:
     def __init__(self, c: DecoderConfig, placing: dict):
         module = decoder_step(c)
         api.place(module, **placing)
-        api.verify(module)
-        (op,) = steps(module)
+        step = placed(module)  # verified, and read from the IR
         self.rows = c.rows
-        ((_, plan),) = api.placed_steps(module)
-        assert plan is not None  # placed above
-        self.arena_bytes = plan.bytes
-        self.module: types.ModuleType = load(emit(op), f"lanearena_{c.name}_{c.rows}")
+        self.arena_bytes = step.plan.bytes
+        self.module: types.ModuleType = load(step.source(), f"lanearena_{c.name}_{c.rows}")
         self.buffers: list[int] = []
 
     def bind(self, dev, addrs: dict[str, int]) -> None:

@@ -10,9 +10,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from lanearena.analysis.lifetimes import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
 from lanearena.dialects import arena, lane
-from lanearena.dialects.attrs import Reason
 from lanearena.dialects.base import tensor_def
-from lanearena.model import QBLOCK, Form, Launch, Numerics, Role, Step, Tensor, Touch, Write
+from lanearena.model import QBLOCK, Form, Launch, Numerics, Reason, Role, Step, Tensor, Touch, Write
 
 
 def steps(module: ModuleOp) -> list[lane.StepOp]:
@@ -29,7 +28,7 @@ def tensor_of(op: lane.TensorDef) -> Tensor:
         return Tensor(
             op.tensor_name, t.dims, t.elem, Role.COMPUTED, forms, tensor_def(viewed).tensor_name, op.view_offset
         )
-    return Tensor(op.tensor_name, t.dims, t.elem, Role(op.ROLE), forms)
+    return Tensor(op.tensor_name, t.dims, t.elem, op.ROLE, forms)
 
 
 def launch_of(op: lane.LaunchOp, numerics: Numerics, index: int) -> Launch:
@@ -107,7 +106,7 @@ def plan_of(op: lane.StepOp, qblock: int = QBLOCK, step: Step | None = None) -> 
                 plan.arrays.append(PlacedArray(t.name, form, offset, bytes_of(t, form, two, align), first, last))
         if isinstance(c, lane.TensorDef):
             t = step.tensors[c.tensor_name]
-            plan.own += [OwnArray(t.name, f, bytes_of(t, f, two, align), r.value) for f, r in c.own.items()]
+            plan.own += [OwnArray(t.name, f, bytes_of(t, f, two, align), r) for f, r in c.own.items()]
         elif isinstance(c, lane.LaunchOp):
             for b in c.buffers:
                 owner = b.owner
@@ -134,7 +133,7 @@ def place_step(op: lane.StepOp, step: Step, plan: ArenaPlan) -> None:
         offsets.setdefault(a.tensor, {})[a.form] = a.offset
     own: dict[str, dict[Form, Reason]] = {}
     for o in plan.own:
-        own.setdefault(o.tensor, {})[o.form] = Reason(o.reason)
+        own.setdefault(o.tensor, {})[o.form] = o.reason
     scratch = {(s.launch, s.tag): s for s in plan.scratch}
     counters = {(c.launch, c.tag): c for c in plan.counters}
     launches = iter(enumerate(step.launches))

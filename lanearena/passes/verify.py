@@ -16,9 +16,10 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import options
 from lanearena.analysis.check import Subject, check
+from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects import arena, lane
 from lanearena.dialects.located import where
-from lanearena.model import QBLOCK
+from lanearena.model import QBLOCK, Step
 from lanearena.passes.convert import plan_of, step_of, steps
 
 
@@ -35,22 +36,35 @@ class LaneArenaVerify(ModulePass):
             options.qblock(self.qblock)
         except options.OptionError as e:
             raise DiagnosticException(f"lane-arena-verify: {e}") from None
-        problems: list[str] = []
-        for step_op in steps(op):
-            name = step_op.sym_name.data
-            step, _ = step_of(step_op)
-            plan = plan_of(step_op, self.qblock, step)
-            if plan is None:
-                problems.append(
-                    f"{where(step_op)}lane.step @{name}: not placed (no arena.alloc); run lane-arena-place first"
-                )
-                continue
-            ops = _ops_by_subject(step_op)
-            problems += [
-                f"{where(ops.get(p.subject, step_op))}lane.step @{name}: {p}" for p in check(step, plan, self.qblock)
-            ]
+        problems = [p for step_op in steps(op) for p in step_problems(step_op, self.qblock)[2]]
         if problems:
-            raise DiagnosticException("lane-arena-verify failed:\n" + "\n".join(f"  {p}" for p in problems))
+            raise _failure(problems)
+
+
+def step_problems(step_op: lane.StepOp, qblock: int = QBLOCK) -> tuple[Step, ArenaPlan | None, list[str]]:
+    """The step `step_op` is, its placement read back (None where it is not placed), and every problem of that
+    placement, each located at its op: the step read from its IR once, for the checks and for whoever lowers it."""
+    name = step_op.sym_name.data
+    step, _ = step_of(step_op)
+    plan = plan_of(step_op, qblock, step)
+    if plan is None:
+        unplaced = f"{where(step_op)}lane.step @{name}: not placed (no arena.alloc); run lane-arena-place first"
+        return step, None, [unplaced]
+    at = _ops_by_subject(step_op)
+    return step, plan, [f"{where(at.get(p.subject, step_op))}lane.step @{name}: {p}" for p in check(step, plan, qblock)]
+
+
+def verified(step_op: lane.StepOp, qblock: int = QBLOCK) -> tuple[Step, ArenaPlan]:
+    """The step `step_op` is and its placement, where `lane-arena-verify` accepts it; else a `DiagnosticException`
+    with every problem, located. What every lowering of a placed step starts with."""
+    step, plan, problems = step_problems(step_op, qblock)
+    if problems or plan is None:
+        raise _failure(problems)
+    return step, plan
+
+
+def _failure(problems: list[str]) -> DiagnosticException:
+    return DiagnosticException("lane-arena-verify failed:\n" + "\n".join(f"  {p}" for p in problems))
 
 
 def _ops_by_subject(step_op: lane.StepOp) -> dict[Subject, Operation]:

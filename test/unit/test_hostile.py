@@ -28,7 +28,7 @@ from lanearena.errors import UserError
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import compare, placed_ir
+from lanearena.lowering.compile import compare, placed
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.kernels import moe, ptx
@@ -69,8 +69,7 @@ def _printed(module) -> str:
 def _runs(module, x_name: str, y_name: str) -> None:
     """Places, lowers, imports and runs `module` on the numpy runtime, and checks its one result."""
     api.place(module, "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    source = emit(placed_ir(step, plan))
+    source = placed(module).source()
     assert source.isascii()
     x = np.linspace(-1, 1, 64, dtype=np.float32)
     out = load(source).run(NumpyDevice(), {x_name: x})
@@ -125,12 +124,13 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
 def test_offsets_past_2_to_the_40_stay_in_their_buffer():
     """The symbolic addresses once packed buffer k at (k + 1) << 40: an arena offset of 2^40 became buffer 1's."""
     module = api.place(_step("s", "x", "a", "y"), "greedy")
-    ((step, plan),) = api.placed_steps(module)
+    p = placed(module)
+    plan = p.plan
     far = 1 << 40
     shifted = dataclasses.replace(
         plan, bytes=plan.bytes + far, arrays=[dataclasses.replace(a, offset=a.offset + far) for a in plan.arrays]
     )
-    source = emit(placed_ir(step, shifted))
+    source = emit(p.op, p.step, shifted)
     assert f"u64(b[0] + {far})" in source
     assert source.count("dev.launch(") == 2
 
@@ -144,9 +144,8 @@ def test_an_output_that_is_an_untouched_input_is_returned(tmp_path):
   lane.output %x, %y : !lane.tensor<64xf32>, !lane.tensor<64xf32>
 }"""
     module = api.place(api.parse(text), "greedy")
-    ((step, plan),) = api.placed_steps(module)
     x, w = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
-    out = load(emit(placed_ir(step, plan))).run(NumpyDevice(), {"x": x, "w": w})
+    out = load(placed(module).source()).run(NumpyDevice(), {"x": x, "w": w})
     assert sorted(out) == ["x", "y"]
     np.testing.assert_array_equal(out["x"], x)
     np.testing.assert_array_equal(out["y"], w + w)
@@ -203,9 +202,9 @@ def _weighted(numerics: str):
 def test_each_supported_align_and_qblock_places_and_runs(numerics, align, qblock):
     module = api.place(_weighted(numerics), "greedy", align=align, qblock=qblock)
     api.verify(module, qblock=qblock)
-    ((step, plan),) = api.placed_steps(module)
-    assert plan.align == align
-    assert compare(step, plan, "numpy").max_abs_err == 0.0
+    p = placed(module, qblock)
+    assert p.plan.align == align
+    assert compare(p, "numpy").max_abs_err == 0.0
     source = lower_module(module, qblock)
     assert f"ALIGN = {align}" in source
 
@@ -351,9 +350,9 @@ def _argmax_step(rows: int, v: int):
 )
 def test_arg_max_twin_on_nan_and_inf(fill):
     rows, v = 3, 2500  # three blocks of 1024 a row
-    ((step, plan),) = api.placed_steps(_argmax_step(rows, v))
+    source = placed(_argmax_step(rows, v)).source()
     logits = fill(np.random.default_rng(0).random((rows, v))).astype(np.float32)
-    out = load(emit(placed_ir(step, plan))).run(NumpyDevice(), {"logits": logits})["out"]
+    out = load(source).run(NumpyDevice(), {"logits": logits})["out"]
     np.testing.assert_array_equal(out, np.argmax(logits, axis=1))
     assert all(_kernel_argmax(row) == o for row, o in zip(logits, out, strict=True))
 
@@ -363,13 +362,13 @@ def test_router_of_non_finite_logits_picks_experts_in_range(router):
     """A mixture whose router weights make every logit NaN or infinite still routes each row to real experts."""
     config = dataclasses.replace(load_config("tiny-moe", []), layers=1)
     module = api.place(decoder_step(config), "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    feeds = random_feeds(step, 0)
+    p = placed(module)
+    feeds = random_feeds(p.step, 0)
     for name in feeds:
         if "router" in name:
             feeds[name] = np.full_like(feeds[name], router)
     assert any("router" in name for name in feeds)
-    out = load(emit(placed_ir(step, plan))).run(NumpyDevice(), feeds)
+    out = load(p.source()).run(NumpyDevice(), feeds)
     assert out
 
 

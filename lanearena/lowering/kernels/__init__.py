@@ -1,15 +1,17 @@
 """The kernel library: for every launch kind, CUDA kernels (the `.cu` files here, compiled to the `.ptx` beside them,
 see `ptx`) and their numpy twins with the same arguments, and the calls one launch makes.
 
-`calls(op, at)` turns a launch op into kernel calls over the addresses `at` (an `Operands`) gives;
-`TWINS[kernel](device, grid, block, *args)` runs a kernel's twin on a `NumpyDevice`."""
+A kind's launcher is found from its op class (`@lowers(GemvOp, ...)` on the launcher), a kernel's twin from the
+kernel (`@kernel` on the twin, named as the kernel): `calls(op, at)` turns a launch op into kernel calls over the
+addresses `at` (an `Operands`) gives; `twin_of(kernel)(device, grid, block, *args)` runs a kernel's twin on a
+`NumpyDevice`. A kind of one's own registers the same way (`docs/adding-a-kind.md`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from lanearena.dialects.kernel import KernelOp
-from lanearena.lowering.kernels import (
+from lanearena.lowering.kernels import (  # noqa: F401  # each family registers its launchers and twins
     argmax,
     attend,
     attention,
@@ -17,45 +19,39 @@ from lanearena.lowering.kernels import (
     fused,
     gemv,
     mixture,
+    mixture_twins,
     moe,
     pointwise,
-    ptx,
     rows,
     tiles,
 )
-from lanearena.lowering.kernels.base import GRID_LIMITS, KernelCall, Operands, TooLarge, fail
-
-_FAMILIES = (rows, pointwise, gemv, attention, attend, moe, mixture, delta, fused, tiles, argmax)
-
-Launcher = Callable[[KernelOp, Operands], list[KernelCall]]
-
-CALLS: dict[type[KernelOp], Launcher] = {kind: fn for family in _FAMILIES for kind, fn in family.CALLS.items()}
-"""Each launch kind's lowering to kernel calls, by the kind's op class."""
-
-TWINS: dict[str, Callable[..., None]] = {name: fn for family in _FAMILIES for name, fn in family.TWINS.items()}
-"""Each kernel's numpy twin by the kernel's name: `twin(device, grid, block, *args)`."""
-
-
-def register(kind: type[KernelOp], launcher: Launcher, ptx_module: str, twins: dict[str, Callable[..., None]]) -> None:
-    """Adds the lowering of a launch kind defined outside the package (`docs/adding-a-kind.md`): `launcher` turns
-    its op into kernel calls, `ptx_module` is its kernels' PTX (as nvcc compiles them), `twins` their numpy twins by
-    kernel name."""
-    CALLS[kind] = launcher
-    ptx.add_module(kind.name, ptx_module)
-    TWINS.update(twins)
+from lanearena.lowering.kernels.base import (
+    GRID_LIMITS,
+    KERNELS,
+    LAUNCHERS,
+    KernelCall,
+    Launcher,
+    Operands,
+    TooLarge,
+    fail,
+    kernel,
+    lowers,
+)
 
 
-def unregister(kind: type[KernelOp], twins: Iterable[str]) -> None:
-    """Takes back what `register` added for `kind`."""
-    CALLS.pop(kind, None)
-    ptx.add_module(kind.name, "")
-    for name in twins:
-        TWINS.pop(name, None)
+def launcher(kind: type[KernelOp]) -> Launcher | None:
+    """The launcher of launch kind `kind` (or of the nearest of its bases that has one), None where none lowers it."""
+    return next((LAUNCHERS[c] for c in kind.__mro__ if c in LAUNCHERS), None)
+
+
+def twin_of(name: str) -> Callable[..., None] | None:
+    """The numpy twin of kernel `name`, None where no kernel of that name has one."""
+    return KERNELS.get(name)
 
 
 def calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     """The kernel calls, in order, that run launch `op` over the operands `at` resolves."""
-    lower = CALLS.get(type(op))
+    lower = launcher(type(op))
     if lower is None:
         raise fail(op, "no kernels for this kind")
     try:
@@ -68,4 +64,4 @@ def calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return out
 
 
-__all__ = ["CALLS", "TWINS", "KernelCall", "Operands", "calls", "register", "unregister"]
+__all__ = ["KernelCall", "Operands", "calls", "kernel", "launcher", "lowers", "twin_of"]

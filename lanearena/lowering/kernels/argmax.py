@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.rows import ArgmaxOp
 from lanearena.lowering.kernels import twin
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, operand, ptr
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I32
 from lanearena.seedhelpers import ARGMAX_BLOCK
 
 
-def argmax_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(ArgmaxOp)
+def argmax_calls(op: ArgmaxOp, at: Operands) -> list[KernelCall]:
     logits, out = operand(op, "logits"), operand(op, "out")
     v = logits.shape[-1]
     scratch = (ptr(at.scratch("av")), ptr(at.scratch("ai")), ptr(at.counter("ac")))
@@ -21,6 +21,7 @@ def argmax_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("argmax", (cdiv(v, ARGMAX_BLOCK), logits.length // v, 1), THREADS, args)]
 
 
+@kernel
 def argmax(dev, grid, block, out, logits, av, ai, ac, v) -> None:
     twin.check_block("argmax", block)
     blocks, rows = grid[0], grid[1]
@@ -36,7 +37,3 @@ def argmax(dev, grid, block, out, logits, av, ai, ac, v) -> None:
         if counts.arrive(slice(r, r + 1), blocks):
             best = dev.download(int(av) + r * blocks * 4, F32, blocks).argmax()
             dev.upload(int(out) + r * 4, dev.download(int(ai) + r * blocks * 4, I32, blocks)[best : best + 1])
-
-
-CALLS = {ArgmaxOp: argmax_calls}
-TWINS = {"argmax": argmax}

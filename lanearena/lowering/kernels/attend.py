@@ -5,20 +5,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.attention import AttentionI8x2Op, AttentionSharedOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.attention import _chunk, _position, _weights, chunk_size, seen
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, fail, i32, numerics, operand, ptr
+from lanearena.lowering.kernels.base import (
+    THREADS,
+    KernelCall,
+    Operands,
+    fail,
+    i32,
+    kernel,
+    lowers,
+    numerics,
+    operand,
+    ptr,
+)
 from lanearena.lowering.kernels.twin import F32, I8
 
 HD_MAX = 256
 """The largest head attend.cu's kernels hold (a thread a value)."""
 
 
-def _shape(op: KernelOp):
+def _shape(op: AttentionSharedOp | AttentionI8x2Op):
     q, kc, vc, pos, out = (operand(op, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
-    heads, kv_heads = int(op.params["heads"]), int(op.params["kv_heads"])
+    heads, kv_heads = op.heads.value.data, op.kv_heads.value.data
     hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or hd > HD_MAX:
         raise fail(
@@ -31,11 +41,12 @@ def _shape(op: KernelOp):
     return (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length
 
 
-def attention_shared_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(AttentionSharedOp)
+def attention_shared_calls(op: AttentionSharedOp, at: Operands) -> list[KernelCall]:
     (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
-    splits = int(op.params.get("splits", 1))
+    splits = op.splits.value.data
     ap = ptr(at.scratch("ap")) if splits > 1 else ptr(0)
-    window = int(op.params["window"])
+    window = op.window.value.data
     args = (
         ptr(at.plain(out.value)),
         ap,
@@ -55,6 +66,7 @@ def attention_shared_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
+@kernel
 def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, hd, length, chunk, window) -> None:
     twin.check_block("attention_group", block)
     splits, groups, rows = grid
@@ -76,6 +88,7 @@ def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, 
             )
 
 
+@kernel
 def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
     twin.check_block("attention_fold", block)
     heads, hd, splits = int(heads), int(hd), int(splits)
@@ -89,7 +102,8 @@ def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
         )
 
 
-def attention_i8x2_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(AttentionI8x2Op)
+def attention_i8x2_calls(op: AttentionI8x2Op, at: Operands) -> list[KernelCall]:
     (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
     if not numerics(op).two_words:
         raise fail(op, "an attention in two words runs under int8x2 numerics")
@@ -114,7 +128,7 @@ def attention_i8x2_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
                 i32(kv_heads),
                 i32(hd),
                 i32(length),
-                i32(int(op.params["window"])),
+                i32(op.window.value.data),
             ),
         ),
     ]
@@ -130,6 +144,7 @@ def _two_words(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return hi.astype(I8), lo.astype(I8), s
 
 
+@kernel
 def kv_two_words(dev, grid, block, ak, aw, asc, kc, vc, length, kv_heads, hd) -> None:
     twin.check_block("kv_two_words", block)
     length, kv_heads, hd = int(length), int(kv_heads), int(hd)
@@ -144,6 +159,7 @@ def kv_two_words(dev, grid, block, ak, aw, asc, kc, vc, length, kv_heads, hd) ->
                 dev.upload(int(asc) + ((t * kv_heads + g) * 2 + side) * 4, s[g : g + 1])
 
 
+@kernel
 def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_heads, hd, length, window) -> None:
     twin.check_block("attention_two_words", block)
     heads, kv_heads, hd, length = int(heads), int(kv_heads), int(hd), int(length)
@@ -167,12 +183,3 @@ def _cache_rows(dev, words, asc, side: int, n: int, length: int, kv_heads: int, 
     lo = dev.download(int(words) + n, I8, n).reshape(length, kv_heads, hd)[at, g].astype(F32)
     s = dev.download(int(asc), F32, length * kv_heads * 2).reshape(length, kv_heads, 2)[at, g, side]
     return hi + lo / F32(127), s
-
-
-CALLS = {AttentionSharedOp: attention_shared_calls, AttentionI8x2Op: attention_i8x2_calls}
-TWINS = {
-    "attention_group": attention_group,
-    "attention_fold": attention_fold,
-    "kv_two_words": kv_two_words,
-    "attention_two_words": attention_two_words,
-}

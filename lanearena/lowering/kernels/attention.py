@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.attention import AttentionOp, KvStoreOp
 from lanearena.lowering.kernels import twin
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, operand, ptr
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, kernel, lowers, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I32
 
 HD_MAX = 256
 """The largest head a block of attention holds (attention.cu's HD_MAX)."""
 
 
-def kv_store_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(KvStoreOp)
+def kv_store_calls(op: KvStoreOp, at: Operands) -> list[KernelCall]:
     k, v, pos, kc, vc = (operand(op, n) for n in ("k", "v", "pos", "k_cache", "v_cache"))
     length, width = kc.shape[0], kc.length // kc.shape[0]
     if not k.length == v.length == pos.length * width or vc.shape != kc.shape:
@@ -24,6 +24,7 @@ def kv_store_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("kv_store", (pos.length, 1, 1), THREADS, args)]
 
 
+@kernel
 def kv_store(dev, grid, block, kc, vc, k, v, pos, width, length) -> None:
     twin.check_block("kv_store", block)
     width, length = int(width), int(length)
@@ -40,9 +41,10 @@ def _position(dev, pos, r: int, length: int, kernel: str) -> int:
     return p
 
 
-def attention_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(AttentionOp)
+def attention_calls(op: AttentionOp, at: Operands) -> list[KernelCall]:
     q, kc, vc, pos, out = (operand(op, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
-    heads, kv_heads, splits = (int(op.params[p]) for p in ("heads", "kv_heads", "splits"))
+    heads, kv_heads, splits = op.heads.value.data, op.kv_heads.value.data, op.splits.value.data
     # Heads and rows as kinds.launch sized the scratch: q is [rows, heads * hd].
     hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or splits < 1:
@@ -54,7 +56,7 @@ def attention_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     if hd > HD_MAX or kc.length != length * kv_heads * hd or vc.shape != kc.shape:
         raise fail(op, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
-    window = int(op.params["window"])
+    window = op.window.value.data
     args = (
         *(ptr(at.plain(t.value)) for t in (out, q, kc, vc, pos)),
         *split,
@@ -74,6 +76,7 @@ def seen(p: int, window: int) -> int:
     return max(0, p - window + 1) if window else 0
 
 
+@kernel
 def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd, length, chunk, window) -> None:
     twin.check_block("attention", block)
     splits, heads, rows = grid
@@ -117,7 +120,3 @@ def _chunk(dev, q: np.ndarray, kc, vc, t0: int, t1: int, width: int, kv: int):
     top = scores.max()
     e = np.exp(scores - top)
     return top, e.sum(dtype=F32), e @ values
-
-
-CALLS = {KvStoreOp: kv_store_calls, AttentionOp: attention_calls}
-TWINS = {"kv_store": kv_store, "attention": attention}

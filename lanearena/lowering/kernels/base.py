@@ -1,9 +1,12 @@
-"""What every kind's lowering shares: a kernel call, the operands' addresses it is given, and the arguments' types."""
+"""What every kind's lowering shares: a kernel call, the operands' addresses it is given, the arguments' types, and
+how a kind's launcher and a kernel's numpy twin are found (`lowers` on the launcher names the op classes it lowers,
+`kernel` marks a function as the twin of the CUDA kernel of its name)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from xdsl.ir import SSAValue
@@ -50,6 +53,46 @@ class Operands(Protocol):
 
     def counter(self, tag: str) -> int:
         """The launch's counter `tag`: zero before the launch, left zero by it."""
+
+
+Launcher = Callable[[Any, Operands], list[KernelCall]]
+"""A kind's lowering: `launcher(op, at)` is the kernel calls, in order, that run launch `op` over the addresses `at`
+gives (the op is of a class the launcher `lowers`, whose typed properties it reads)."""
+
+L = TypeVar("L", bound=Launcher)
+T = TypeVar("T", bound=Callable[..., None])
+
+LAUNCHERS: dict[type[KernelOp], Launcher] = {}
+"""Each launch kind's launcher, by its op class (filled by `lowers`)."""
+
+KERNELS: dict[str, Callable[..., None]] = {}
+"""Each CUDA kernel's numpy twin, by the name the kernel's PTX entry and the emitted launches call it (filled by
+`kernel`)."""
+
+
+def lowers(*kinds: type[KernelOp]) -> Callable[[L], L]:
+    """Makes the decorated function the launcher of the launch kinds `kinds` (op classes, the package's or a model
+    compiler's own); a kind lowered twice is refused, naming both."""
+
+    def register(launcher: L) -> L:
+        for kind in kinds:
+            had = LAUNCHERS.get(kind)
+            if had is not None and had is not launcher:
+                raise ValueError(f"{kind.name} is lowered by {had.__qualname__} already, not {launcher.__qualname__}")
+            LAUNCHERS[kind] = launcher
+        return launcher
+
+    return register
+
+
+def kernel(twin: T) -> T:
+    """Makes the decorated function the numpy twin of the CUDA kernel of its name: `twin(device, grid, block,
+    *args)` computes on a `NumpyDevice` what the kernel computes, its arguments the kernel's."""
+    had = KERNELS.get(twin.__name__)
+    if had is not None and had is not twin:
+        raise ValueError(f"kernel {twin.__name__} has a twin already ({had.__module__})")
+    KERNELS[twin.__name__] = twin
+    return twin
 
 
 @dataclass(frozen=True)

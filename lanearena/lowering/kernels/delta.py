@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.recurrent import ConvOp, DeltaOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
@@ -17,6 +16,8 @@ from lanearena.lowering.kernels.base import (
     f32,
     fail,
     i32,
+    kernel,
+    lowers,
     operand,
     ptr,
     quant_out,
@@ -33,7 +34,8 @@ CONV_MAX = 8
 NULL = ptr(0)
 
 
-def conv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(ConvOp)
+def conv_calls(op: ConvOp, at: Operands) -> list[KernelCall]:
     x, w, state, out = (operand(op, n) for n in ("x", "w", "state", "out"))
     channels, width = w.shape
     if not 2 <= width <= CONV_MAX or state.shape != (width - 1, channels) or x.length % channels:
@@ -57,6 +59,7 @@ def conv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("conv", (cdiv(channels, THREADS[0]), 1, 1), THREADS, args)]
 
 
+@kernel
 def conv(dev, grid, block, state, out, x, w, rows, channels, width) -> None:
     twin.check_block("conv", block)
     rows, channels, width = int(rows), int(channels), int(width)
@@ -74,10 +77,11 @@ def conv(dev, grid, block, state, out, x, w, rows, channels, width) -> None:
             dev.upload(int(state) + (j * channels + c0) * 4, win[j])
 
 
-def delta_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(DeltaOp)
+def delta_calls(op: DeltaOp, at: Operands) -> list[KernelCall]:
     qkv, z, ab, state, out = (operand(op, n) for n in ("qkv", "z", "ab", "state", "out"))
     hv, d = state.shape[0], state.shape[-1]
-    hk = int(op.params["key_heads"])
+    hk = op.key_heads.value.data
     rows = z.length // (hv * d)
     if state.shape != (hv, d, d) or hv % hk or d > THREADS[0] or qkv.length != rows * (2 * hk + hv) * d:
         raise fail(
@@ -96,7 +100,7 @@ def delta_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     if any(scales for _, scales in gains):
         raise fail(op, "a_log, dt_bias and gain must be f32")
     ins = (ptr(at.plain(qkv.value)), ptr(at.plain(z.value)), ptr(at.plain(ab.value)), *(g for g, _ in gains))
-    eps = f32(float(op.params["eps"]))
+    eps = f32(op.eps.value.data)
     if delta_in_chunks(rows):
         chunk = tuple(ptr(at.scratch(tag)) for tag in ("dk", "dq", "dt", "dp", "dg"))
         return [
@@ -172,6 +176,7 @@ def _gates(dev, ab: int, a_log: int, dt_bias: int, t: int, h: int, hv: int) -> t
     return F32(g), _sigmoid(b)
 
 
+@kernel
 def delta_step(
     dev, grid, block, state, out, oh, ol, os, o, dc, qkv, z, ab, a_log, dt_bias, gain, hv, hk, d, eps
 ) -> None:
@@ -197,6 +202,7 @@ def delta_step(
             _gated_norm(dev, (out, oh, ol, os), int(o), z, gain, h * d, d, eps)
 
 
+@kernel
 def delta_chunk(
     dev,
     grid,
@@ -264,7 +270,3 @@ def delta_chunk(
     for h in range(grid[0]):
         for t in range(rows):
             _gated_norm(dev, (out, oh, ol, os), int(o), z, gain, t * ow + h * d, d, eps)
-
-
-CALLS = {ConvOp: conv_calls, DeltaOp: delta_calls}
-TWINS = {"conv": conv, "delta_step": delta_step, "delta_chunk": delta_chunk}

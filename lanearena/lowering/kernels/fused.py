@@ -19,6 +19,8 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
+    kernel,
+    lowers,
     operand,
     ptr,
     quant_out,
@@ -26,7 +28,7 @@ from lanearena.lowering.kernels.base import (
     weight,
 )
 from lanearena.lowering.kernels.gemv import _blocks, _store
-from lanearena.lowering.kernels.mixture import _norm_into
+from lanearena.lowering.kernels.mixture_twins import _norm_into
 from lanearena.lowering.kernels.rows import _table_row
 from lanearena.lowering.kernels.twin import F32, I32
 from lanearena.model import QBLOCK, Form
@@ -48,7 +50,8 @@ def _f32_gain(op: KernelOp, at: Operands) -> np.uint64:
     return data
 
 
-def gather_norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(GatherNormOp)
+def gather_norm_calls(op: GatherNormOp, at: Operands) -> list[KernelCall]:
     table, ids, x = (operand(op, n) for n in ("table", "ids", "x"))
     v, d = table.shape[0], table.length // table.shape[0]
     data, scales = weight(op, at, table)
@@ -63,11 +66,12 @@ def gather_norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
         _f32_gain(op, at),
         i32(d),
         i32(v),
-        f32(float(op.params["eps"])),
+        f32(op.eps.value.data),
     )
     return [KernelCall("gather_norm", (ids.length, 1, 1), THREADS, args)]
 
 
+@kernel
 def gather_norm(dev, grid, block, x, out, oh, ol, os, table, scales, ids, gain, d, v, eps) -> None:
     twin.check_block("gather_norm", block)
     d, v = int(d), int(v)
@@ -78,11 +82,11 @@ def gather_norm(dev, grid, block, x, out, oh, ol, os, table, scales, ids, gain, 
         _norm_into(dev, (out, oh, ol, os), r * d, dev.download(int(x) + r * d * 4, F32, d).copy(), gain, eps)
 
 
-def _product(op: KernelOp, at: Operands) -> tuple:
+def _product(op: GemvNormOp | GemvRopeOp, at: Operands) -> tuple:
     """(rows, n, k, split, the product's arguments from x to kpart) of a fused projection."""
     x, w = operand(op, "x"), operand(op, "w")
     n, k = w.shape[0], w.length // w.shape[0]
-    split = int(op.params.get("split", 1))
+    split = op.split.value.data
     if x.length % k or split < 1:
         raise fail(op, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
     quantized(op, k)
@@ -90,7 +94,8 @@ def _product(op: KernelOp, at: Operands) -> tuple:
     return x.length // k, n, k, split, (*activation(op, at, "x"), *weight(op, at, w), *cut)
 
 
-def gemv_norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(GemvNormOp)
+def gemv_norm_calls(op: GemvNormOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split, product = _product(op, at)
     if Form.QUANT in op.written_forms("normed") and n % QBLOCK:
         raise fail(op, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
@@ -103,11 +108,12 @@ def gemv_norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
         i32(n),
         i32(k),
         i32(k_part(k, split)),
-        f32(float(op.params["eps"])),
+        f32(op.eps.value.data),
     )
     return [KernelCall("gemv_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
+@kernel
 def gemv_norm(dev, grid, block, out, nf, nh, nl, ns, gc, x, xh, xl, xs, w, ws, fp, fq, gain, n, k, kpart, eps) -> None:
     twin.check_block("gemv_norm", block)
     tiles, split, rows = grid
@@ -124,9 +130,10 @@ def gemv_norm(dev, grid, block, out, nf, nh, nl, ns, gc, x, xh, xl, xs, w, ws, f
     _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, n, int(k), int(kpart), "gemv_norm", finish, TILE)
 
 
-def gemv_rope_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(GemvRopeOp)
+def gemv_rope_calls(op: GemvRopeOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split, product = _product(op, at)
-    heads, kv_heads = int(op.params["heads"]), int(op.params["kv_heads"])
+    heads, kv_heads = op.heads.value.data, op.kv_heads.value.data
     hd = n // (heads + 2 * kv_heads)
     pos = operand(op, "pos")
     if hd * (heads + 2 * kv_heads) != n or hd % 2 or pos.length != rows:
@@ -145,11 +152,12 @@ def gemv_rope_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
         i32(k_part(k, split)),
         i32(hd),
         i32(heads + kv_heads),
-        f32(float(op.params["theta"])),
+        f32(op.theta.value.data),
     )
     return [KernelCall("gemv_rope", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
+@kernel
 def gemv_rope(dev, grid, block, out, gc, x, xh, xl, xs, w, ws, fp, fq, pos, n, k, kpart, hd, turned, theta) -> None:
     twin.check_block("gemv_rope", block)
     _, split, rows = grid
@@ -174,7 +182,3 @@ def gemv_rope(dev, grid, block, out, gc, x, xh, xl, xs, w, ws, fp, fq, pos, n, k
                 dev.upload(at, np.concatenate([a * c - b * s, b * c + a * s]))
 
     _blocks(dev, grid, (x, xh, xl, xs), [(w, ws)], fp, fq, n, int(k), int(kpart), "gemv_rope", finish, TILE)
-
-
-CALLS = {GatherNormOp: gather_norm_calls, GemvNormOp: gemv_norm_calls, GemvRopeOp: gemv_rope_calls}
-TWINS = {"gather_norm": gather_norm, "gemv_norm": gemv_norm, "gemv_rope": gemv_rope}

@@ -18,21 +18,24 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
+    kernel,
+    lowers,
     operand,
     ptr,
     quantized,
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
+from lanearena.model import Part
 
 NULL = ptr(0)
 
 
-def _shape(op: KernelOp, w_name: str) -> tuple[int, int, int, int]:
+def _shape(op: GemvOp | GluOp | GemvBiasOp | GluBiasOp, w_name: str) -> tuple[int, int, int, int]:
     """(rows, n, k, split) of a product, checked."""
     x, w = operand(op, "x"), operand(op, w_name)
     n, k = w.shape[0], w.length // w.shape[0]
-    split = int(op.params.get("split", 1))
+    split = op.split.value.data
     if x.length % k or split < 1:
         raise fail(op, f"x of {x.length} values is not rows of {k}, or split {split} < 1")
     quantized(op, k)
@@ -60,11 +63,13 @@ def biases(op: KernelOp, at: Operands, names: tuple[str, ...]) -> tuple[np.uint6
     return tuple(out)
 
 
-def gemv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(GemvOp, GemvBiasOp)
+def gemv_calls(op: GemvOp | GemvBiasOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(op, "w")
     w, out = operand(op, "w"), operand(op, "out")
-    pitch, start = int(op.params.get("pitch", n)), int(op.params.get("start", 0))
-    if int(op.params.get("width", n)) != n or start + n > pitch:
+    part = op.written_part or Part(n, 0, n)
+    pitch, start = part.pitch, part.start
+    if part.width != n or start + n > pitch:
         raise fail(op, f"{n} columns do not fit [start, start + width) of a pitch of {pitch}")
     out_at = ptr(at.plain(out.value) + start * 4)
     args = (
@@ -81,6 +86,7 @@ def gemv_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("gemv", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
+@kernel
 def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, bias, fp, fq, n, k, kpart) -> None:
     twin.check_block("gemv", block)
 
@@ -130,7 +136,8 @@ def _store(dev, out, pitch, c0: int, r0: int, values: np.ndarray) -> None:
         dev.upload(int(out) + ((r0 + r) * int(pitch) + c0) * 4, row)
 
 
-def glu_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(GluOp, GluBiasOp)
+def glu_calls(op: GluOp | GluBiasOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(op, "w_gate")
     wg, wu, out = (operand(op, name) for name in ("w_gate", "w_up", "out"))
     weights = (*weight(op, at, wg), *weight(op, at, wu))
@@ -147,6 +154,7 @@ def glu_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("glu", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
+@kernel
 def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, bg, bu, gp, gq, n, k, kpart) -> None:
     twin.check_block("glu", block)
 
@@ -156,7 +164,3 @@ def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, bg, bu, gp, gq, 
         _store(dev, out, n, c0, r0, twin.silu(gate + _bias(dev, bg, c0, count)) * (up + _bias(dev, bu, c0, count)))
 
     _blocks(dev, grid, (x, xh, xl, xs), [(wg, wgs), (wu, wus)], gp, gq, int(n), int(k), int(kpart), "glu", finish, 1)
-
-
-CALLS = {GemvOp: gemv_calls, GluOp: glu_calls, GemvBiasOp: gemv_calls, GluBiasOp: glu_calls}
-TWINS = {"gemv": gemv, "glu": glu}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.mixtures import MoeOp
 from lanearena.lowering.kernels import mixture, twin
 from lanearena.lowering.kernels.base import (
@@ -17,6 +16,8 @@ from lanearena.lowering.kernels.base import (
     cdiv,
     fail,
     i32,
+    kernel,
+    lowers,
     numerics,
     operand,
     ptr,
@@ -34,9 +35,10 @@ WARPS = THREADS[0] // 32
 """Router logits a block computes: one a warp."""
 
 
-def moe_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(MoeOp)
+def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
     x, wr, wg, wu, wd, out = (operand(op, n) for n in ("x", "w_router", "w_gate", "w_up", "w_down", "out"))
-    experts, topk = int(op.params["experts"]), int(op.params["topk"])
+    experts, topk = op.experts.value.data, op.topk.value.data
     _, f, d = wg.shape
     rows = x.length // d
     if rows > 1:  # a block's rows grouped by expert
@@ -98,6 +100,7 @@ def moe_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
+@kernel
 def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk, over_all) -> None:
     twin.check_block("moe_route", block)
     blocks, rows = grid[0], grid[1]
@@ -125,6 +128,7 @@ def _choose(dev, logits: int, ids: int, gates: int, experts: int, topk: int, ove
     dev.upload(gates, mixture.gates_of(dev.download(logits, F32, experts), picked, over_all))
 
 
+@kernel
 def moe_hidden(dev, grid, block, h, x, xh, xl, xs, ids, wg, wgs, wu, wus, d, f, topk) -> None:
     twin.check_block("moe_hidden", block)
     tiles, topk, rows = grid
@@ -138,6 +142,7 @@ def moe_hidden(dev, grid, block, h, x, xh, xl, xs, ids, wg, wgs, wu, wus, d, f, 
         dev.upload(int(h) + (choice * f + c0) * 4, twin.silu(g) * u)
 
 
+@kernel
 def moe_down(dev, grid, block, out, h, hh, hl, hs, ids, gates, wd, wds, d, f, topk) -> None:
     twin.check_block("moe_down", block)
     tiles, rows = grid[0], grid[1]
@@ -151,7 +156,3 @@ def moe_down(dev, grid, block, out, h, hh, hl, hs, ids, gates, wd, wds, d, f, to
             a = twin.activation(dev, (h, hh, hl, hs), range(r * topk + j, r * topk + j + 1), f, 0, f)
             acc += weights[j] * twin.dot(a, twin.weight(dev, wd, wds, int(e) * d + c0, c1 - c0, f, 0, f))[0]
         dev.upload(int(out) + (r * d + c0) * 4, acc)
-
-
-CALLS = {MoeOp: moe_calls}
-TWINS = {"moe_route": moe_route, "moe_hidden": moe_hidden, "moe_down": moe_down}

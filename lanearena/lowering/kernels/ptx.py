@@ -101,7 +101,7 @@ def body(text: str) -> str:
 
 
 ADDED: dict[str, str] = {}
-"""The PTX modules of kinds added outside the package (`kernels.register`), by name."""
+"""The PTX modules of kinds added outside the package (`add_module`), by name."""
 
 
 def modules() -> dict[str, str]:
@@ -139,7 +139,10 @@ def kernel_names() -> list[str]:
 
 
 def ptx_source(kernel: str) -> str:
-    """The PTX module that defines `kernel` (load it once, then take each of its kernels by name)."""
+    """The PTX module that defines `kernel` (load it once, then take each of its kernels by name); a `KeyError`
+    saying so where no module does (a kind of one's own whose PTX was not added: it runs on the numpy runtime only)."""
+    if kernel not in _entries():
+        raise KeyError(f"no PTX defines kernel {kernel} (a kind's own adds its module with ptx.add_module)")
     return modules()[_entries()[kernel][0]]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.rows import GatherOp, NormOp, QuantizeOp
 from lanearena.lowering import quant
 from lanearena.lowering.kernels import twin
@@ -16,6 +15,8 @@ from lanearena.lowering.kernels.base import (
     f32,
     fail,
     i32,
+    kernel,
+    lowers,
     operand,
     ptr,
     quant_out,
@@ -25,7 +26,8 @@ from lanearena.lowering.kernels.twin import F32, I32
 from lanearena.model import QBLOCK, Form
 
 
-def gather_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(GatherOp)
+def gather_calls(op: GatherOp, at: Operands) -> list[KernelCall]:
     table, ids, out = (operand(op, n) for n in ("table", "ids", "out"))
     v, d = table.shape[0], table.length // table.shape[0]
     data, scales = weight(op, at, table)
@@ -35,6 +37,7 @@ def gather_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("gather", (ids.length, 1, 1), THREADS, args)]
 
 
+@kernel
 def gather(dev, grid, block, out, table, scales, ids, d, v) -> None:
     twin.check_block("gather", block)
     d, v = int(d), int(v)
@@ -49,7 +52,8 @@ def _table_row(dev, table: int, scales: int, row: int, d: int) -> np.ndarray:
     return w[0] if isinstance(w, np.ndarray) else quant.dequantize(quant.Quantized(w.hi[0], None, w.scales[0]))
 
 
-def norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(NormOp)
+def norm_calls(op: NormOp, at: Operands) -> list[KernelCall]:
     x, gain, out = (operand(op, n) for n in ("x", "gain", "out"))
     d = gain.length
     forms = op.written_forms("out")
@@ -60,10 +64,11 @@ def norm_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     gain_data, gain_scales = weight(op, at, gain)
     if gain_scales:
         raise fail(op, "a norm's gain must be f32")
-    args = (plain, *q, ptr(at.plain(x.value)), gain_data, i32(d), f32(float(op.params["eps"])))
+    args = (plain, *q, ptr(at.plain(x.value)), gain_data, i32(d), f32(op.eps.value.data))
     return [KernelCall("rms_norm", (x.length // d, 1, 1), THREADS, args)]
 
 
+@kernel
 def rms_norm(dev, grid, block, out, oh, ol, os, x, gain, d, eps) -> None:
     twin.check_block("rms_norm", block)
     d = int(d)
@@ -87,7 +92,8 @@ def _store_quantized(dev, ptrs: tuple, at: int, values: np.ndarray) -> None:
     dev.upload(scales + at // QBLOCK * 4, q.scales)
 
 
-def quantize_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(QuantizeOp)
+def quantize_calls(op: QuantizeOp, at: Operands) -> list[KernelCall]:
     x, out = operand(op, "x"), operand(op, "out")
     if x.length % QBLOCK:
         raise fail(op, f"{x.length} values are not a whole number of {QBLOCK}-value blocks")
@@ -99,6 +105,7 @@ def quantize_call(x: np.uint64, out: tuple, n: int) -> KernelCall:
     return KernelCall("quantize", (cdiv(n, THREADS[0]), 1, 1), THREADS, (*out, x, i32(n)))
 
 
+@kernel
 def quantize(dev, grid, block, oh, ol, os, x, n) -> None:
     twin.check_block("quantize", block)
     n, each = int(n), THREADS[0]
@@ -106,7 +113,3 @@ def quantize(dev, grid, block, oh, ol, os, x, n) -> None:
     for b in range(grid[0]):  # a block THREADS values
         at = b * each
         _store_quantized(dev, (oh, ol, os), at, dev.download(int(x) + at * 4, F32, min(each, n - at)))
-
-
-CALLS = {GatherOp: gather_calls, NormOp: norm_calls, QuantizeOp: quantize_calls}
-TWINS = {"gather": gather, "rms_norm": rms_norm, "quantize": quantize}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.products import GemmTcOp, GluTcOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
@@ -18,6 +17,8 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
+    kernel,
+    lowers,
     numerics,
     operand,
     ptr,
@@ -30,15 +31,16 @@ from lanearena.seedhelpers import GEMM_TILE_N, gemm_rows, gemm_tiles_wide
 NULL = ptr(0)
 
 
-def tiles_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
-    gated = op.kind == "glu_tc"
+@lowers(GemmTcOp, GluTcOp)
+def tiles_calls(op: GemmTcOp | GluTcOp, at: Operands) -> list[KernelCall]:
+    gated = isinstance(op, GluTcOp)
     x, w, out = (operand(op, n) for n in ("x", "w_gate" if gated else "w", "out"))
     n, k = w.shape[0], w.length // w.shape[0]
     if x.length % k:
         raise fail(op, f"x of {x.length} values is not rows of {k}")
     m = x.length // k
     quantized(op, k)
-    split, whole = int(op.params.get("split", 1)), int(op.params.get("whole", 0))
+    split, whole = op.split.value.data, op.whole.value.data
     weights = (
         *weight(op, at, w),
         *(weight(op, at, operand(op, "w_up")) if gated else (NULL, NULL)),
@@ -109,6 +111,7 @@ def _finish(dev, out: int, sums: np.ndarray, n: int, r0: int, c0: int, outs: int
         dev.upload(out + ((r0 + i) * n + c0) * 4, row.astype(F32))
 
 
+@kernel
 def gemm_tiles(
     dev, grid, block, out, x, xh, xl, xs, w, ws, wu, wus, tp, tc, n, k, m, rt, wide, whole, split, kpart
 ) -> None:
@@ -137,6 +140,7 @@ def gemm_tiles(
             _finish(dev, int(out), parts[0, : len(rows)], n, r0, c0, outs, gated)
 
 
+@kernel
 def glu_sums(dev, grid, block, mg, mu, x, xh, xl, xs, wg, wgs, wu, wus, n, k) -> None:
     twin.check_block("glu_sums", block)
     n, k = int(n), int(k)
@@ -147,6 +151,7 @@ def glu_sums(dev, grid, block, mg, mu, x, xh, xl, xs, wg, wgs, wu, wus, n, k) ->
             dev.upload(int(sums) + (r * n + c0) * 4, twin.dot(a, twin.weight(dev, w, ws, c0, c1 - c0, k, 0, k))[0])
 
 
+@kernel
 def glu_gated(dev, grid, block, out, mg, mu, count) -> None:
     twin.check_block("glu_gated", block)
     count, each = int(count), THREADS[0]
@@ -154,7 +159,3 @@ def glu_gated(dev, grid, block, out, mg, mu, count) -> None:
         c = min(each, count - at)
         g, u = dev.download(int(mg) + at * 4, F32, c), dev.download(int(mu) + at * 4, F32, c)
         dev.upload(int(out) + at * 4, twin.silu(g) * u)
-
-
-CALLS = {GemmTcOp: tiles_calls, GluTcOp: tiles_calls}
-TWINS = {"gemm_tiles": gemm_tiles, "glu_sums": glu_sums, "glu_gated": glu_gated}

@@ -13,8 +13,7 @@ from lanearena.cli import main, memory
 from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed_ir
-from lanearena.lowering.emit import emit
+from lanearena.lowering.compile import placed
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import kept
@@ -23,14 +22,14 @@ from lanearena.lowering.weights import kept
 def _placed(config: str, *settings: str):
     module = decoder_step(load(config, list(settings)))
     api.place(module, "best")
-    ((step, plan),) = api.placed_steps(module)
-    return step, plan
+    p = placed(module)
+    return p, p.step, p.plan
 
 
 @pytest.mark.parametrize("config", ["tiny", "examples/configs/qwen2.5-0.5b.json"])
 def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
-    step, plan = _placed(config, "layers=1", "vocab=512", "max_len=64")
-    module = load_module(emit(placed_ir(step, plan)))
+    p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64")
+    module = load_module(p.source())
     weights = sum(nbytes for role, _, _, nbytes in kept([module], ("weight",)).values() if role == "weight")
     largest = max(4 * t.length for t in step.tensors.values() if t.role.value == "weight")
     state = sum(4 * t.length for t in step.tensors.values() if t.role.value in ("input", "state"))
@@ -38,7 +37,7 @@ def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
 
 
 def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, capsys):
-    step, plan = _placed("tiny")
+    _, step, plan = _placed("tiny")
     need = memory.run_bytes(step, plan.bytes + unshared(plan).bytes, run_cli.COMPARISON_COPIES)
     monkeypatch.setattr(run_cli, "available_memory", lambda: need - 1)
     monkeypatch.setattr(run_cli, "compare", lambda *a, **k: pytest.fail("ran past the memory check"))

@@ -16,14 +16,12 @@ from lanearena import api
 from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.kernel import KernelOp, arg, signature
 from lanearena.frontend import StepBuilder
-from lanearena.lowering import kernels
+from lanearena.lowering.compile import placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
 from lanearena.lowering.kernels import ptx, twin
-from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, ptr
+from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, ptr
 from lanearena.lowering.runtime import load
 from lanearena.model import Numerics, Scratch
-from lanearena.passes.convert import steps
 
 # --- The kind: its op class ----------------------------------------------------------------------------------------
 
@@ -90,7 +88,8 @@ extern "C" __global__ void mine_mean(float *out, const float *x, float *parts, i
 """
 
 
-def mean_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
+@lowers(MeanOp)
+def mean_calls(op: MeanOp, at: Operands) -> list[KernelCall]:
     """A block a `BLOCK` values of a row; the last of a row's blocks to arrive adds their sums."""
     x, out = op.operand("x"), op.operand("out")
     width = op.dims("x")[-1]
@@ -98,6 +97,7 @@ def mean_calls(op: KernelOp, at: Operands) -> list[KernelCall]:
     return [KernelCall("mine_mean", (cdiv(width, BLOCK), op.length("out"), 1), THREADS, args)]
 
 
+@kernel
 def mine_mean(dev, grid, block, out, x, parts, arrived, width) -> None:
     """The kernel's numpy twin: its blocks one at a time, each summing its values into its part of the scratch."""
     twin.check_block("mine_mean", block)
@@ -120,9 +120,9 @@ def mean_kind(tmp_path_factory):
     cu = tmp_path_factory.mktemp("mean") / "mean.cu"
     cu.write_text(MEAN_CU)
     ptx.compile_ptx(cu, cu.with_suffix(".ptx"))
-    kernels.register(MeanOp, mean_calls, cu.with_suffix(".ptx").read_text(), {"mine_mean": mine_mean})
+    ptx.add_module("mine", cu.with_suffix(".ptx").read_text())
     yield MeanOp
-    kernels.unregister(MeanOp, ["mine_mean"])
+    ptx.add_module("mine", "")
 
 
 # --- The kind in use -------------------------------------------------------------------------------------------------
@@ -152,8 +152,7 @@ def test_a_kind_added_outside_is_placed_lowered_and_run(mean_kind):
     again = api.parse(text, "mean.mlir", dialects=[MINE])
     assert str(again) == text
     x = (3 + np.random.default_rng(7).standard_normal((3, 2500))).astype(np.float32)
-    (step,) = steps(again)
-    got = load(emit(step)).run(NumpyDevice(), {"x": x})["m"]
+    got = load(placed(again).source()).run(NumpyDevice(), {"x": x})["m"]
     want = (2 * x.astype(np.float64)).mean(axis=1)
     assert np.abs(got - want).max() <= 1e-6 * np.abs(want).max()  # f32 sums of 1024 values, then of 3
 

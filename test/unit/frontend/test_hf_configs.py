@@ -18,7 +18,11 @@ import lanearena.cli
 from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.lowering.compile import compare
+from lanearena.lowering.compile import compare, placed
+from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.emit import emit
+from lanearena.lowering.runtime import load as load_module
+from lanearena.lowering.runtime import max_abs_err, random_feeds
 from lanearena.model import Form
 
 CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
@@ -353,9 +357,8 @@ def test_steps_of_each_model_type_run_placed_as_unplaced(config, rows):
     c = load(config, [*SMALL, *SMALL_BY_TYPE[config], f"rows={rows}"])
     module = decoder_step(c)
     api.place(module, "best")
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    kinds = {launch.kind for launch in step.launches}
+    p = placed(module)
+    kinds = {launch.kind for launch in p.step.launches}
     want = {
         QWEN3_NEXT: {"conv", "delta", "moe_shared"},
         LLAMA: {"gemv_bias", "glu_bias"},
@@ -363,7 +366,7 @@ def test_steps_of_each_model_type_run_placed_as_unplaced(config, rows):
         QWEN2_MOE: {"gemv_bias", "moe_shared", "glu"},
     }
     assert want.get(config, set()) <= kinds
-    result = compare(step, plan, "numpy", seed=3)
+    result = compare(p, "numpy", seed=3)
     for name, value in result.placed.items():
         assert not np.isnan(value).any(), name
     assert result.max_abs_err <= 1e-3
@@ -376,11 +379,10 @@ def test_qwen3_next_prefill_in_two_chunks():
     )
     module = decoder_step(c)
     api.place(module, "greedy")
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    delta = next(s for s in plan.scratch if s.tag == "dk")
+    p = placed(module)
+    delta = next(s for s in p.plan.scratch if s.tag == "dk")
     assert delta.bytes == 2 * 4 * 64 * 32 * 4  # two chunks of 4 heads of 64 rows of 32
-    assert compare(step, plan, "numpy", seed=4).max_abs_err <= 1e-3
+    assert compare(p, "numpy", seed=4).max_abs_err <= 1e-3
 
 
 @pytest.mark.parametrize(
@@ -397,10 +399,9 @@ def test_fused_tiled_and_other_attention_kinds_run_placed_as_unplaced(config, se
     c = load(config, [*SMALL, *SMALL_BY_TYPE[config], *settings])
     module = decoder_step(c)
     api.place(module, "best")
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    assert want | {c.attn_kind} <= {launch.kind for launch in step.launches}
-    result = compare(step, plan, "numpy", seed=5)
+    p = placed(module)
+    assert want | {c.attn_kind} <= {launch.kind for launch in p.step.launches}
+    result = compare(p, "numpy", seed=5)
     for name, value in result.placed.items():
         assert not np.isnan(value).any(), name
     assert result.max_abs_err <= 1e-3
@@ -413,7 +414,8 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
     c = load(QWEN3_NEXT, [*SMALL, *SMALL_BY_TYPE[QWEN3_NEXT], "layers=1", "attn_interval=2", f"rows={rows}"])
     module = decoder_step(c)
     api.place(module, "greedy")
-    ((step, plan),) = api.placed_steps(module)
+    p = placed(module)
+    step, plan = p.step, p.plan
     at = next(i for i, launch in enumerate(step.launches) if launch.kind == "delta")
     convolved = plan.array(step.launches[at].ins[0], Form.PLAIN)
     assert convolved is not None and convolved.first <= at <= convolved.last
@@ -425,7 +427,9 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
         ],
     )
     assert any("overlaps" in p for p in check(step, bad))
-    assert compare(step, bad, "numpy", seed=6).max_abs_err > 1e-3
+    feeds = random_feeds(step, 6)
+    run_bad = load_module(emit(p.op, step, bad)).run(NumpyDevice(), feeds)  # as the unverified emitter lays it out
+    assert max_abs_err(run_bad, load_module(p.unshared_source()).run(NumpyDevice(), feeds)) > 1e-3
 
 
 @pytest.mark.parametrize("config", ALL_TYPES.values(), ids=ALL_TYPES.keys())

@@ -14,7 +14,7 @@ from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import StepBuilder, decoder_step, load
 from lanearena.lowering import cuda
-from lanearena.lowering.compile import compare, placed_ir, run_placed
+from lanearena.lowering.compile import Placed, compare, placed, run
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
@@ -24,34 +24,34 @@ from lanearena.model import Form
 from .test_reference_step import held_to_the_reference
 
 
-def placed(config: str, algorithm: str = "greedy", **settings):
+def placed_config(config: str, algorithm: str = "greedy", **settings) -> Placed:
     module = decoder_step(load(config, [f"{k}={v}" for k, v in settings.items()]))
     api.place(module, algorithm, time_limit=1.0)
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    return module, step, plan
+    return placed(module)
 
 
 @pytest.mark.parametrize("numerics", ["f32", "int8", "int8x2"])
 @pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
 @pytest.mark.parametrize("algorithm", ["greedy", "best"])
 def test_placed_step_matches_the_unshared_reference(config, numerics, algorithm):
-    _, step, plan = placed(config, algorithm, numerics=numerics)
+    p = placed_config(config, algorithm, numerics=numerics)
+    step, plan = p.step, p.plan
     assert plan.bytes < sum(a.bytes for a in plan.arrays) + sum(s.bytes for s in plan.scratch)  # bytes are shared
-    result = compare(step, plan, "numpy", seed=1)
+    result = compare(p, "numpy", seed=1)
     assert {"token", "logits"} <= set(result.placed)
     for name, value in result.placed.items():
         assert not np.isnan(value).any(), name
     # The same float operations in the same order over other addresses: equal to the last bit.
     assert result.max_abs_err == 0.0
     # And what the step means, computed apart from the lowering.
-    held_to_the_reference(step, plan, random_feeds(step, 1))
+    held_to_the_reference(p, random_feeds(step, 1))
 
 
 def test_overlapping_two_live_arrays_corrupts_the_result():
     """The MLP's hidden rows laid over the residual they are added back to: the verifier flags it, and the run
     differs from the reference, so the comparison is a real test of the placement."""
-    _, step, plan = placed("tiny")
+    p = placed_config("tiny")
+    step, plan = p.step, p.plan
     xa = plan.array("l0.xa", Form.PLAIN)
     m = plan.array("l0.m", Form.PLAIN)
     assert xa.first <= m.last and m.first <= xa.last  # both live while the MLP runs
@@ -59,7 +59,9 @@ def test_overlapping_two_live_arrays_corrupts_the_result():
         plan, arrays=[dataclasses.replace(a, offset=xa.offset) if a is m else a for a in plan.arrays]
     )
     assert any("overlaps" in p for p in check(step, bad))
-    assert compare(step, bad, "numpy").max_abs_err > 1e-3
+    feeds = random_feeds(step)
+    run_bad = load_module(emit(p.op, step, bad)).run(NumpyDevice(), feeds)  # as the unverified emitter lays it out
+    assert max_abs_err(run_bad, load_module(p.unshared_source()).run(NumpyDevice(), feeds)) > 1e-3
 
 
 class ZeroingDevice(NumpyDevice):
@@ -75,17 +77,19 @@ def test_poison_shows_an_array_read_before_written(device):
     """The arena starts as NaN, whatever the device's fresh memory holds: with the embedding's gather left out of
     the emitted module, the residual it should have written is read as NaN, and the logits are NaN, not stale
     values."""
-    _, step, plan = placed("tiny")
-    source = emit(placed_ir(step, plan))
+    p = placed_config("tiny")
+    step = p.step
+    source = p.source()
     gather = next(line for line in source.splitlines() if "dev.launch('gather'" in line)
     out = load_module(source.replace(gather, "    pass")).run(device(), random_feeds(step))
     assert np.isnan(out["logits"]).all()
 
 
 def test_the_target_and_the_command_emit_runnable_modules(tmp_path):
-    module, step, plan = placed("tiny")
+    p = placed_config("tiny")
+    step, plan = p.step, p.plan
     src = tmp_path / "step.mlir"
-    src.write_text(str(module))
+    src.write_text(str(p.op.parent_op()))
     out = tmp_path / "step.py"
     done = subprocess.run(
         [sys.executable, "-m", "lanearena.cli", "compile", str(src), "-o", str(out)], capture_output=True, text=True
@@ -96,7 +100,7 @@ def test_the_target_and_the_command_emit_runnable_modules(tmp_path):
     assert viaopt.stdout == out.read_text()
     feeds = random_feeds(step, 3)
     got = load_module(out.read_text()).run(NumpyDevice(), feeds)
-    assert max_abs_err(got, held_to_the_reference(step, plan, feeds)) == 0.0
+    assert max_abs_err(got, held_to_the_reference(p, feeds)) == 0.0
     assert f"ARENA_BYTES = {plan.bytes}" in out.read_text()
 
 
@@ -116,10 +120,10 @@ def test_gpu_matches_numpy():
     why = cuda.available()
     if why is not None:
         pytest.skip(f"GPU check skipped: {why}")
-    _, step, plan = placed("tiny")
-    feeds = random_feeds(step)
-    gpu = run_placed(step, plan, cuda.CudaDevice(), feeds)
-    cpu = run_placed(step, plan, NumpyDevice(), feeds)
+    p = placed_config("tiny")
+    feeds = random_feeds(p.step)
+    gpu = run(p, cuda.CudaDevice(), feeds)
+    cpu = run(p, NumpyDevice(), feeds)
     assert max_abs_err(gpu, cpu) < 1e-3
 
 

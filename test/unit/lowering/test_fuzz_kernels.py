@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from lanearena import api
 from lanearena.frontend.builder import StepBuilder
-from lanearena.lowering.compile import compare
+from lanearena.lowering.compile import compare, placed
 from lanearena.lowering.runtime import random_feeds
 from lanearena.model import QBLOCK, Numerics
 
@@ -208,7 +208,6 @@ def test_what_the_verifier_accepts_the_kernels_run(launch, seed):
         return
     event(f"{kind}: accepted")
     api.place(module, "greedy")
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    assert compare(step, plan, "numpy", seed).max_abs_err == 0.0
-    held_to_the_reference(step, plan, random_feeds(step, seed))
+    p = placed(module)
+    assert compare(p, "numpy", seed).max_abs_err == 0.0
+    held_to_the_reference(p, random_feeds(p.step, seed))

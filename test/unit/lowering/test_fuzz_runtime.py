@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from lanearena import api, placement
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.frontend.decoder import DecoderConfig, decoder_step
-from lanearena.lowering.compile import compare, run_placed
+from lanearena.lowering.compile import Placed, compare, placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import max_abs_err, random_feeds, unshared
+from lanearena.lowering.emit import emit
+from lanearena.lowering.runtime import load, max_abs_err, random_feeds
 from lanearena.model import QBLOCK, Form, Step, home
 
 from .test_reference_step import held_to_the_reference
@@ -67,12 +68,10 @@ def small_configs(draw) -> DecoderConfig:
     )
 
 
-def _placed(config: DecoderConfig, algorithm: str) -> tuple[Step, ArenaPlan]:
+def _placed(config: DecoderConfig, algorithm: str) -> Placed:
     module = decoder_step(config)
     api.place(module, algorithm, time_limit=0.05)
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    return step, plan
+    return placed(module)
 
 
 def _scale(results: dict[str, np.ndarray]) -> float:
@@ -83,11 +82,11 @@ def _scale(results: dict[str, np.ndarray]) -> float:
 @given(small_configs(), st.integers(0, 2**16))
 def test_every_algorithm_computes_what_the_reference_and_the_unshared_run_compute(config, seed):
     for algorithm in placement.ALGORITHMS:
-        step, plan = _placed(config, algorithm)
-        run = compare(step, plan, "numpy", seed)
+        p = _placed(config, algorithm)
+        run = compare(p, "numpy", seed)
         assert set(run.placed) == set(run.reference)
         assert run.max_abs_err <= TOLERANCE * max(1.0, _scale(run.reference)), (algorithm, run.max_abs_err)
-        held_to_the_reference(step, plan, random_feeds(step, seed))
+        held_to_the_reference(p, random_feeds(p.step, seed))
 
 
 def _elements(step: Step, name: str, at: str) -> tuple[int, int]:
@@ -135,7 +134,8 @@ def _feeds(step: Step, rows: int, max_len: int, seed: int) -> dict[str, np.ndarr
 def test_an_array_placed_over_a_live_one_changes_the_result(config, data):
     # The logits are handed back: an arg-max alone may pick the same token from corrupted logits.
     config = dataclasses.replace(config, output_logits=True)
-    step, plan = _placed(config, "greedy")
+    p = _placed(config, "greedy")
+    step, plan = p.step, p.plan
     pairs = _overwrites(step, plan)
     assert pairs, "every decoder step has an array overwritten while live"
     i, j = data.draw(st.sampled_from(pairs), "pair")
@@ -143,8 +143,8 @@ def test_an_array_placed_over_a_live_one_changes_the_result(config, data):
     arrays[j] = dataclasses.replace(arrays[j], offset=arrays[i].offset)
     corrupted = dataclasses.replace(plan, arrays=arrays)
     feeds = _feeds(step, config.rows, config.max_len, data.draw(st.integers(0, 2**16), "seed"))
-    reference = run_placed(step, unshared(plan), NumpyDevice(), feeds)
-    assert max_abs_err(run_placed(step, corrupted, NumpyDevice(), feeds), reference) > 0
+    reference = load(p.unshared_source()).run(NumpyDevice(), feeds)
+    assert max_abs_err(load(emit(p.op, step, corrupted)).run(NumpyDevice(), feeds), reference) > 0
 
 
 @settings(FUZZ, max_examples=30)
@@ -153,9 +153,9 @@ def test_every_alignment_computes_what_the_unshared_run_computes(config, align, 
     """Any power of two from 16 places arrays, views, scratch and Q8_0 weights so that the step still runs."""
     module = decoder_step(config)
     api.place(module, "greedy", align=align)
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
+    p = placed(module)
+    plan = p.plan
     assert plan.align == align and all(a.offset % align == 0 for a in plan.arrays)
-    run = compare(step, plan, "numpy", seed)
+    run = compare(p, "numpy", seed)
     assert run.max_abs_err <= TOLERANCE * max(1.0, _scale(run.reference)), (align, run.max_abs_err)
-    held_to_the_reference(step, plan, random_feeds(step, seed))
+    held_to_the_reference(p, random_feeds(p.step, seed))

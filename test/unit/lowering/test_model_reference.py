@@ -22,8 +22,9 @@ import pytest
 
 from lanearena import api
 from lanearena.frontend import DecoderConfig, decoder_step, load
-from lanearena.lowering.compile import run_placed, unshared
+from lanearena.lowering import compile as lowering
 from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import random_feeds
 
 from ..support.reference_step import attention
@@ -158,13 +159,12 @@ def run(c: DecoderConfig, seed: int, start: int | None = None) -> tuple[dict, di
     given); the placed run equals the unplaced one."""
     module = decoder_step(c)
     api.place(module, "best")
-    api.verify(module)
-    ((step, plan),) = api.placed_steps(module)
-    feeds = random_feeds(step, seed)
+    p = lowering.placed(module)
+    feeds = random_feeds(p.step, seed)
     if start is not None:
         feeds["pos"] = (start + np.arange(c.rows)).astype(np.int32)
-    got = run_placed(step, plan, NumpyDevice(), feeds)
-    unplaced = run_placed(step, unshared(plan), NumpyDevice(), feeds)
+    got = lowering.run(p, NumpyDevice(), feeds)
+    unplaced = load_module(p.unshared_source()).run(NumpyDevice(), feeds)
     for name, value in got.items():
         assert np.array_equal(value, unplaced[name]), name
     return got, feeds

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from lanearena import api, placement
 from lanearena.frontend import StepBuilder
-from lanearena.lowering.compile import run_placed
+from lanearena.lowering.compile import Placed, placed, run
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import max_abs_err, random_feeds, unshared
+from lanearena.lowering.runtime import load, max_abs_err, random_feeds
 
 from ..support import reference_step
 from ..support.kernel_steps import kernel_steps
@@ -23,17 +23,18 @@ from ..support.q8_0 import quantized
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def held_to_the_reference(step, plan, feeds) -> dict:
-    """Runs `step` over `feeds` as `plan` places it on the numpy runtime, asserts that it computes what the
+def held_to_the_reference(placed_step: Placed, feeds) -> dict:
+    """Runs `placed_step` over `feeds` as it is placed, on the numpy runtime, asserts that it computes what the
     reference computes within the tolerance of its numerics, and returns its results. A step with a router whose
     choice of experts is a near tie (so either run may pick either) is no test: a drawn one is rejected, a
     written one fails."""
+    step = placed_step.step
     want = reference_step.run(step, feeds)
     near = want.ambiguous(step.numerics)
     if near:
         assert currently_in_test_context(), f"near ties: {near}"
         reject()
-    got = run_placed(step, plan, NumpyDevice(), feeds)
+    got = run(placed_step, NumpyDevice(), feeds)
     assert not want.differences(got, step.numerics), want.differences(got, step.numerics)
     return got
 
@@ -42,12 +43,11 @@ def held_to_the_reference(step, plan, feeds) -> dict:
 @given(kernel_steps(), st.sampled_from(placement.ALGORITHMS), st.integers(0, 2**16))
 def test_drawn_steps_compute_what_the_reference_computes(drawn, algorithm, seed):
     api.place(drawn.module, algorithm, time_limit=0.05)
-    api.verify(drawn.module)
-    ((step, plan),) = api.placed_steps(drawn.module)
-    feeds = random_feeds(step, seed)
-    got = held_to_the_reference(step, plan, feeds)
+    p = placed(drawn.module)
+    feeds = random_feeds(p.step, seed)
+    got = held_to_the_reference(p, feeds)
     # And a second check: the run in which no two arrays share bytes computes the same, to the bit.
-    assert max_abs_err(got, run_placed(step, unshared(plan), NumpyDevice(), feeds)) == 0.0
+    assert max_abs_err(got, load(p.unshared_source()).run(NumpyDevice(), feeds)) == 0.0
 
 
 def test_q8_0_as_ggml_defines_it():
@@ -111,8 +111,8 @@ def test_a_router_ranks_nan_above_every_logit(rows, split):
     b.output(out)
     module = b.module()
     api.place(module, "greedy")
-    ((step, plan),) = api.placed_steps(module)
-    feeds = random_feeds(step, 0)
+    p = placed(module)
+    feeds = random_feeds(p.step, 0)
     feeds["wr"][2] = np.nan
-    got = held_to_the_reference(step, plan, feeds)
+    got = held_to_the_reference(p, feeds)
     assert np.isnan(got["out"]).all()
