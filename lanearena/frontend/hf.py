@@ -193,10 +193,9 @@ def describe() -> str:
     lines = [
         "Hugging Face config.json files lanearena reads (lanearena build CONFIG.json, lanearena run CONFIG.json),",
         "by model_type. A key transformers reads that is not listed for its model_type is refused with its file,",
-        "line and key; keys of",
-        "lanearena's own (numerics, split, attn_splits, ...) may be given beside, and --set changes any decoder key.",
-        "Keys transformers' config class for the model_type does not define are ignored, as transformers ignores",
-        "them (lanearena run --verbose lists them); keys it defines that lanearena does not read are refused.",
+        "line and key; keys transformers' config class for the model_type does not define are ignored, as",
+        "transformers ignores them (lanearena run --verbose lists them). Keys of lanearena's own (numerics, split,",
+        "attn_splits, ...) may be given beside, and --set changes any decoder key.",
         f"Where a config gives none: {', '.join(f'{k} {v}' for k, v in DECODER_DEFAULTS.items())}, and split the",
         "largest of 4, 2, 1 that cuts every projection's k into whole parts (of 32-value blocks where quantized).",
         "",
