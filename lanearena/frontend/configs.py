@@ -13,7 +13,7 @@ from typing import Any
 
 from lanearena.errors import UserError
 from lanearena.files import decode
-from lanearena.frontend.decoder import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig
+from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.frontend.hf import hugging_face
 
 # Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
@@ -60,18 +60,30 @@ CONFIGS: dict[str, DecoderConfig] = {
 REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default is dataclasses.MISSING)
 
 
-def load(spec: str = "tiny", settings: Sequence[str] = ()) -> DecoderConfig:
-    """The config `spec` names (a shipped config, or a JSON file of an object of config keys; its name defaults to
-    the file's), changed by `settings` (`key=value`). A ConfigError names the file, line and key at fault."""
+def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | None = None) -> DecoderConfig:
+    """The config `spec` names (a shipped config, a JSON file of an object of config keys, or a model directory
+    with its config.json; its name defaults to the file's), changed by `settings` (`key=value`). A ConfigError names
+    the file, line and key at fault. The keys a Hugging Face config gives that transformers ignores are ignored,
+    each with a note added to `notes`."""
+    path = Path(spec)
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
-    elif spec.endswith(".json") or Path(spec).exists():
-        values, origin = _read_json(Path(spec))
+    elif path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
+        values, origin = _read_json(path / "config.json", notes)
+    elif spec.endswith(".json") or path.exists():
+        values, origin = _read_json(path, notes)
     else:
-        raise ConfigError(f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file")
+        raise ConfigError(
+            f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file or a model "
+            "directory"
+        )
     given = {setting(s)[0]: s for s in settings}
     values.update(setting(s) for s in settings)
+    if "split" not in values:
+        values["split"] = fitting_split(values)
     try:
         return DecoderConfig(**values)
     except ConfigError as e:
@@ -107,7 +119,18 @@ def setting(text: str) -> tuple[str, object]:
     return key, value
 
 
-def _read_json(path: Path):
+def fitting_split(values: dict) -> int:
+    """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
+    blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
+    quantized = values.get("numerics", "int8") != "f32"
+    widths = [values.get(k) for k in ("hidden", "ffn")]
+    if isinstance(values.get("heads"), int) and isinstance(values.get("head_dim"), int):
+        widths.append(values["heads"] * values["head_dim"])
+    ks = [k for k in widths if isinstance(k, int) and k > 0]
+    return next(s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks))
+
+
+def _read_json(path: Path, notes: list[str] | None = None):
     """The config keys of JSON file `path`, and where each key is written in it (`path:line`)."""
     try:
         text = decode(path.read_bytes(), str(path), "config")
@@ -127,7 +150,7 @@ def _read_json(path: Path):
         return f"{path}:{text.count(chr(10), 0, match.start()) + 1}" if match else str(path)
 
     if "model_type" in values or "architectures" in values:
-        values, hf_names = hugging_face(values, origin)
+        values, hf_names = hugging_face(values, origin, notes)
         values.setdefault("name", path.stem if path.stem != "config" else values.pop("_model_type"))
         values.pop("_model_type", None)
         plain_origin = origin
