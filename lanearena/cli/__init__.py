@@ -11,7 +11,7 @@ import sys
 
 from lanearena.errors import UserError
 
-SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models")
+SUBCOMMANDS = ("run", "build", "place", "compile", "solve", "report", "models", "profile")
 
 DESCRIPTION = """\
 Places every array that lives only inside one step of a model (a decode step, a prefill chunk) into one

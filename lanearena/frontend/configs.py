@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from lanearena.errors import UserError
-from lanearena.files import STDIN, decode, display_name
-from lanearena.frontend.decoder import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig
+from lanearena.files import STDIN, STDIN_NAME, decode
+from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.frontend.hf import hugging_face
 
 # Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
@@ -61,19 +61,32 @@ CONFIGS: dict[str, DecoderConfig] = {
 REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default is dataclasses.MISSING)
 
 
-def load(spec: str = "tiny", settings: Sequence[str] = ()) -> DecoderConfig:
-    """The config `spec` names (a shipped config, or a JSON file of an object of config keys, `-` for standard
-    input; its name defaults to the file's), changed by `settings` (`key=value`). A ConfigError names the file,
-    line and key at fault."""
+def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | None = None) -> DecoderConfig:
+    """The config `spec` names (a shipped config, a JSON file of an object of config keys, `-` for one on standard
+    input, or a model directory with its config.json; its name defaults to the file's), changed by `settings`
+    (`key=value`). A ConfigError names the file, line and key at fault. The keys a Hugging Face config gives that
+    transformers ignores are ignored, each with a note added to `notes`."""
+    path = Path(spec)
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
-    elif spec == STDIN or spec.endswith(".json") or Path(spec).exists():
-        values, origin = _read_json(spec)
+    elif spec == STDIN:
+        values, origin = _read_json(path, notes)
+    elif path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
+        values, origin = _read_json(path / "config.json", notes)
+    elif spec.endswith(".json") or path.exists():
+        values, origin = _read_json(path, notes)
     else:
-        raise ConfigError(f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file")
+        raise ConfigError(
+            f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file or a model "
+            "directory"
+        )
     given = {setting(s)[0]: s for s in settings}
     values.update(setting(s) for s in settings)
+    if "split" not in values:
+        values["split"] = fitting_split(values)
     try:
         return DecoderConfig(**values)
     except ConfigError as e:
@@ -109,13 +122,26 @@ def setting(text: str) -> tuple[str, object]:
     return key, value
 
 
-def _read_json(spec: str):
-    """The config keys of JSON file `spec` (`-`: standard input), and where each key is written in it
-    (`path:line`)."""
-    path = Path(display_name(spec))
-    stem = None if spec == STDIN else path.stem
+def fitting_split(values: dict) -> int:
+    """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
+    blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
+    quantized = values.get("numerics", "int8") != "f32"
+    widths = [values.get(k) for k in ("hidden", "ffn")]
+    if isinstance(values.get("heads"), int) and isinstance(values.get("head_dim"), int):
+        widths.append(values["heads"] * values["head_dim"])
+    ks = [k for k in widths if isinstance(k, int) and k > 0]
+    return next(s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks))
+
+
+def _read_json(path: Path, notes: list[str] | None = None):
+    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), and where each key is
+    written in it (`path:line`)."""
+    stdin = str(path) == STDIN
+    stem = None if stdin else path.stem
+    if stdin:
+        path = Path(STDIN_NAME)
     try:
-        raw = sys.stdin.buffer.read() if spec == STDIN else path.read_bytes()
+        raw = sys.stdin.buffer.read() if stdin else path.read_bytes()
         text = decode(raw, str(path), "config")
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
@@ -133,7 +159,7 @@ def _read_json(spec: str):
         return f"{path}:{text.count(chr(10), 0, match.start()) + 1}" if match else str(path)
 
     if "model_type" in values or "architectures" in values:
-        values, hf_names = hugging_face(values, origin)
+        values, hf_names = hugging_face(values, origin, notes)
         values.setdefault("name", values.pop("_model_type") if stem is None or stem == "config" else stem)
         values.pop("_model_type", None)
         plain_origin = origin

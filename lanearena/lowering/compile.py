@@ -18,7 +18,9 @@ from lanearena.limits import oversized
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load, max_abs_err, random_feeds, unshared
+from lanearena.lowering.graph import speed
+from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, results, unshared
+from lanearena.lowering.weights import RandomWeights, WeightSource, kept, put
 from lanearena.model import QBLOCK, Step
 from lanearena.passes.convert import alloc_of, steps
 from lanearena.passes.verify import verified
@@ -105,12 +107,53 @@ def run(step: Placed, device, feeds) -> dict[str, np.ndarray]:
     return load(step.source()).run(device, feeds)
 
 
-def compare(step: Placed, backend: str = "numpy", seed: int = 0) -> Comparison:
-    """The placed `step` run as placed and as the unshared reference, on fresh devices of `backend`, with the same
-    random feeds."""
-    feeds = random_feeds(step.step, seed)
+def _bind(device, modules: list, weights: WeightSource, align: int) -> dict[str, int]:
+    """One buffer on `device` for each weight and state of emitted `modules`, shared by them all: the weights made
+    by `weights` and uploaded one tensor at a time; their addresses by name."""
+    return put(device, kept(modules, ("weight", "state")), weights, align)
+
+
+def _run_bound(device, module, feeds: dict[str, np.ndarray], addrs: dict[str, int]) -> tuple[list[int], dict]:
+    """Emitted `module` run once on `device` over the shared buffers `addrs` (its state written anew from `feeds`
+    first): its buffers and its results."""
+    for name, (_, _, role, _, _) in module.FEEDS.items():
+        if role == "state":
+            device.upload(addrs[name], np.ascontiguousarray(feeds[name], np.float32).reshape(-1))
+    b = prepare(device, feeds, module.BUFFERS, module.FEEDS, module.ALIGN, addrs)
+    module.launches(device, b)
+    return b, results(device, b, module.RESULTS)
+
+
+def compare(step: Placed, backend: str = "numpy", seed: int = 0, weights: WeightSource | None = None) -> Comparison:
+    """The placed `step` run as placed and as the unshared reference, one after the other on one fresh device of
+    `backend`, over the same weights (made by `weights`, by default drawn at random from `seed`), uploaded once one
+    tensor at a time, and the same random inputs and state; the weights' and the state's buffers are shared by both
+    runs (the state written anew before each)."""
+    feeds = random_feeds(step.step, seed, weights=False)
     device = new_device(backend)
-    got = run(step, device, feeds)
-    reference = load(step.unshared_source()).run(new_device(backend), feeds)
+    modules = [load(source) for source in (step.source(), step.unshared_source())]
+    addrs = _bind(device, modules, weights or RandomWeights(seed), step.plan.align)
+    got, reference = (_run_bound(device, m, feeds, addrs)[1] for m in modules)
     found = getattr(device, "found", Comparison.device)
     return Comparison(got, reference, max_abs_err(got, reference), found)
+
+
+def gpu_timing(
+    step: Placed,
+    placed_results: dict[str, np.ndarray],
+    graph: bool = True,
+    seed: int = 0,
+    weights: WeightSource | None = None,
+) -> dict:
+    """The timing fields of `lanearena run --json` for the placed `step` on a fresh GPU device: the CUDA graph's
+    replays (or, `graph` false, the plain path's), see `graph.speed`; and `equal_to_plain`, whether the results
+    after them are, bit for bit, `placed_results` (the plain path's, from the same `seed` and `weights` as
+    `compare`'s)."""
+    module = load(step.source())
+    dev = cuda.CudaDevice()
+    feeds = random_feeds(step.step, seed, weights=False)
+    addrs = _bind(dev, [module], weights or RandomWeights(seed), step.plan.align)
+    b, _ = _run_bound(dev, module, feeds, addrs)
+    timing = speed(dev, module, b, graph)
+    got = results(dev, b, module.RESULTS)
+    return timing | {"equal_to_plain": all(got[n].tobytes() == placed_results[n].tobytes() for n in placed_results)}

@@ -53,52 +53,98 @@ def unusable(cuda, device) -> str | None:
 
 class CudaDevice:
     """Device memory from `cuda.mem_alloc`, kernels from the package's PTX loaded once a module (JIT-compiled by the
-    driver for the GPU it found, which `found` names)."""
+    driver for the GPU it found, which `found` names).
+
+    It works on the device's primary context (`pycuda.autoprimaryctx`: retained and made current, never a context of
+    its own as `pycuda.autoinit` makes), the one PyTorch, CuPy and the CUDA runtime use, so a step runs in a process
+    where they hold the GPU too. `stream` is the stream a launch plan and a CUDA graph run on."""
 
     def __init__(self) -> None:
-        import pycuda.autoinit  # (creates the context)
+        import pycuda.autoprimaryctx  # (retains the primary context and makes it current)
         import pycuda.driver as cuda
 
-        self._cuda = cuda
-        self.found = found(cuda, pycuda.autoinit.device)
-        if why := unusable(cuda, pycuda.autoinit.device):
+        self.driver = cuda
+        self.found = found(cuda, pycuda.autoprimaryctx.device)
+        if why := unusable(cuda, pycuda.autoprimaryctx.device):
             raise RuntimeError(why)
+        self.device = pycuda.autoprimaryctx.device
+        self.stream = cuda.Stream()
         # PyCUDA's DeviceAllocation, Module and Function (PyCUDA ships no type information).
         self._allocs: list[Any] = []
         self._modules: dict[str, Any] = {}
         self._functions: dict[str, Any] = {}
 
     def alloc(self, nbytes: int, zero: bool = False) -> int:
-        a = self._cuda.mem_alloc(max(nbytes, 1))
+        a = self.driver.mem_alloc(max(nbytes, 1))
         self._allocs.append(a)
         if zero and nbytes:
-            self._cuda.memset_d8(a, 0, nbytes)
+            self.driver.memset_d8(a, 0, nbytes)
         return int(a)
 
     def fill(self, addr: int, nbytes: int, byte: int) -> None:
-        self._cuda.memset_d8(addr, byte, nbytes)
+        self.driver.memset_d8(addr, byte, nbytes)
 
     def upload(self, addr: int, array: np.ndarray) -> None:
-        self._cuda.memcpy_htod(addr, np.ascontiguousarray(array))
+        self.driver.memcpy_htod(addr, np.ascontiguousarray(array))
 
     def download(self, addr: int, dtype, count: int) -> np.ndarray:
         out = np.empty(count, dtype)
-        self._cuda.memcpy_dtoh(out, addr)
+        self.driver.memcpy_dtoh(out, addr)
         return out
 
     def launch(self, kernel: str, grid: tuple, block: tuple, args: tuple) -> None:
+        self._function(kernel)(*args, grid=tuple(grid), block=tuple(block))
+
+    def launcher(self, kernel: str):
+        """PyCUDA's launch of `kernel` from a packed parameter buffer, `(grid, block, params, shared_bytes, stream)`:
+        the driver's cuLaunchKernel with the buffer, and nothing else (what `plan.LaunchPlan` replays)."""
+        return self._function(kernel)._launch_kernel
+
+    def _function(self, kernel: str):
         f = self._functions.get(kernel)
         if f is None:
             source = ptx.ptx_source(kernel)
             module = self._modules.get(source)
             if module is None:
                 try:
-                    module = self._cuda.module_from_buffer(source.encode())
-                except self._cuda.Error as e:
+                    module = self.driver.module_from_buffer(source.encode())
+                except self.driver.Error as e:
                     raise RuntimeError(f"the driver's JIT refused the PTX of {kernel} on {self.found}: {e}") from e
                 self._modules[source] = module
             f = self._functions[kernel] = module.get_function(kernel)
-        f(*args, grid=tuple(grid), block=tuple(block))
+        return f
 
     def synchronize(self) -> None:
-        self._cuda.Context.synchronize()
+        self.driver.Context.synchronize()
+
+    def bandwidth(self) -> tuple[float, str]:
+        """The GPU's memory bandwidth in bytes a second, and where the figure comes from (see `bandwidth`)."""
+        return bandwidth(self.device.name(), self.device.get_attributes(), self.driver.device_attribute)
+
+
+PEAK_BANDWIDTH = {
+    "H200": 4.8e12,
+    "H100 SXM": 3.35e12,
+    "H100 80GB HBM3": 3.35e12,
+    "H100 PCIe": 2.0e12,
+    "H100 NVL": 3.9e12,
+    "A100-SXM4-80GB": 2.039e12,
+    "A100 80GB PCIe": 1.935e12,
+    "A100-SXM4-40GB": 1.555e12,
+    "A100-PCIE-40GB": 1.555e12,
+    "L40S": 0.864e12,
+    "RTX 4090": 1.008e12,
+}
+"""NVIDIA's memory bandwidth figures, bytes a second, by a part of the GPU's name."""
+
+
+def bandwidth(name: str, attributes: dict, keys) -> tuple[float, str]:
+    """The memory bandwidth of GPU `name`: NVIDIA's figure where `PEAK_BANDWIDTH` knows the GPU, else from its
+    attributes (memory clock x bus width x 2, as DDR moves two words a clock), and which of the two it is."""
+    for part, peak in PEAK_BANDWIDTH.items():
+        if part in name:
+            return peak, f"NVIDIA's figure for the {part}"
+    clock_khz, bits = attributes.get(keys.MEMORY_CLOCK_RATE), attributes.get(keys.GLOBAL_MEMORY_BUS_WIDTH)
+    if not clock_khz or not bits:
+        raise RuntimeError(f"{name}: its memory bandwidth is neither known by name nor given by its attributes")
+    return clock_khz * 1e3 * 2 * bits / 8, f"device attributes: {clock_khz / 1e3:.0f} MHz x {bits} bits x 2"

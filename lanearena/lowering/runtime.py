@@ -34,21 +34,35 @@ def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray
         dev.upload(addr, np.ascontiguousarray(value, _DTYPES[elem]).reshape(-1))
 
 
-def prepare(dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, align: int = ALIGN) -> list[int]:
+def prepare(
+    dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, align: int = ALIGN, bound: Mapping[str, int] = {}
+) -> list[int]:
     """Allocates an emitted module's buffers on `dev` (poisoning the arena and computed buffers, zeroing
     counters) and uploads `feeds` (a Q8_0 weight's parts aligned to `align`, the arena's); the buffers' addresses,
-    as the module's `launches` takes them."""
-    missing = sorted(set(feed_table) - set(feeds))
+    as the module's `launches` takes them. A feed named in `bound` is not allocated nor uploaded: it is already on
+    `dev` at that address (weights and state a session keeps across steps), in a buffer of its own."""
+    missing = sorted(set(feed_table) - set(feeds) - set(bound))
     if missing:
         raise UserError(f"missing feeds: {', '.join(missing)}")
+    bound = {name: addr for name, addr in bound.items() if name in feed_table}
+    given = {feed_table[name][0]: addr for name, addr in bound.items()}
+    for name in bound:
+        k, off = feed_table[name][:2]
+        shared = [n for n, entry in feed_table.items() if entry[0] == k and n != name]
+        if off or shared:
+            raise UserError(f"feed '{name}' shares its buffer ({', '.join(shared)}): it cannot be bound alone")
     b = []
-    for _, nbytes, zero, poison in buffers:
+    for k, (_, nbytes, zero, poison) in enumerate(buffers):
+        if k in given:
+            b.append(given[k])
+            continue
         addr = dev.alloc(nbytes, zero=zero)
         if poison and nbytes:
             dev.fill(addr, nbytes, POISON)
         b.append(addr)
     for name, (k, off, _, elem, shape) in feed_table.items():
-        _upload(dev, b[k] + off, elem, shape, feeds[name], name, align)
+        if name not in bound:
+            _upload(dev, b[k] + off, elem, shape, feeds[name], name, align)
     return b
 
 
@@ -108,18 +122,16 @@ def fed(step: Step) -> list[Tensor]:
     return [t for t in step.tensors.values() if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE) and t.view_of is None]
 
 
-def feed_bytes(step: Step) -> int:
-    """The bytes of `random_feeds(step)`: four a value (f32 or i32)."""
-    return sum(4 * t.length for t in fed(step))
-
-
-def random_feeds(step: Step, seed: int = 0) -> dict[str, np.ndarray]:
-    """Random values for every input, weight and state of `step`, never zeros: token ids inside the embedding
-    table, positions inside the cache (consecutive rows), weights scaled by their fan-in."""
+def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, np.ndarray]:
+    """Random values for every input, weight and state of `step` (its weights left out where not `weights`: a run
+    that streams them draws them itself), never zeros: token ids inside the embedding table, positions inside the
+    cache (consecutive rows), weights scaled by their fan-in."""
     rng = np.random.default_rng(seed)
     uses = _uses(step)
     feeds = {}
     for t in fed(step):
+        if t.role is Role.WEIGHT and not weights:
+            continue
         if t.elem == "i32":
             feeds[t.name] = _ints(step, t.name, t.length, uses.get(t.name, []), rng)
         elif t.role is Role.WEIGHT and len(t.shape) == 1:

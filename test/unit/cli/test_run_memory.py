@@ -1,4 +1,5 @@
-"""`lanearena run` refuses, before drawing a single weight, a numpy run larger than the memory free here."""
+"""`lanearena run` refuses, before drawing or reading a single weight, a numpy run larger than the memory free here;
+what it counts is what the lowered steps allocate (test/unit/lowering/test_streaming_memory.py measures the peak)."""
 
 from __future__ import annotations
 
@@ -7,46 +8,55 @@ from pathlib import Path
 
 import pytest
 
-from lanearena.cli import main
+from lanearena import api
+from lanearena.cli import main, memory
 from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.runtime import feed_bytes, random_feeds
-from lanearena.passes.convert import step_of, steps
+from lanearena.lowering.compile import placed
+from lanearena.lowering.runtime import load as load_module
+from lanearena.lowering.runtime import unshared
+from lanearena.lowering.weights import kept
 
 
-def _step(config: str, *settings: str):
-    (op,) = steps(decoder_step(load(config, list(settings))))
-    return step_of(op)[0]
+def _placed(config: str, *settings: str):
+    module = decoder_step(load(config, list(settings)))
+    api.place(module, "best")
+    p = placed(module)
+    return p, p.step, p.plan
 
 
 @pytest.mark.parametrize("config", ["tiny", "examples/configs/qwen2.5-0.5b.json"])
-def test_feed_bytes_are_the_drawn_feeds(config):
-    step = _step(config, "layers=1", "vocab=512", "max_len=64")
-    assert feed_bytes(step) == sum(a.nbytes for a in random_feeds(step).values())
+def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
+    p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64")
+    module = load_module(p.source())
+    weights = sum(nbytes for role, _, _, nbytes in kept([module], ("weight",)).values() if role == "weight")
+    largest = max(4 * t.length for t in step.tensors.values() if t.role.value == "weight")
+    state = sum(4 * t.length for t in step.tensors.values() if t.role.value in ("input", "state"))
+    assert memory.run_bytes(step, 0, copies=2) == weights + 2 * state + largest + memory.OVERHEAD
 
 
 def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, capsys):
-    step = _step("tiny")
-    # Free memory just under what the tiny step's run needs (2.5 bytes a byte of its feeds), then just over.
-    monkeypatch.setattr(run_cli, "available_memory", lambda: int(2.5 * feed_bytes(step)) - 1)
+    _, step, plan = _placed("tiny")
+    need = memory.run_bytes(step, plan.bytes + unshared(plan).bytes, run_cli.COMPARISON_COPIES)
+    monkeypatch.setattr(run_cli, "available_memory", lambda: need - 1)
     monkeypatch.setattr(run_cli, "compare", lambda *a, **k: pytest.fail("ran past the memory check"))
     assert main(["run", "--quiet", "--backend", "numpy"]) == 2
     err = capsys.readouterr().err
     assert "needs about" in err and "free here" in err and "--set" in err
     monkeypatch.undo()
-    monkeypatch.setattr(run_cli, "available_memory", lambda: int(2.5 * feed_bytes(step)) + 1)
+    monkeypatch.setattr(run_cli, "available_memory", lambda: need + 1)
     assert main(["run", "--quiet", "--backend", "numpy"]) == 0
 
 
 def test_where_the_system_does_not_say_the_run_goes_ahead():
-    run_cli.check_memory("any", 10**15, None)
-    with pytest.raises(UserError, match=r"needs about 2500000\.0 GB .* than the 1\.0 GB free here"):
-        run_cli.check_memory("any", 10**15, 10**9)
+    memory.check_memory("any", 10**15, None)
+    with pytest.raises(UserError, match=r"needs about 1000000\.0 GB .* than the 1\.0 GB free here"):
+        memory.check_memory("any", 10**15, 10**9)
 
 
 def test_linux_says_how_much_is_free():
     if not Path("/proc/meminfo").exists():
         pytest.skip("no /proc/meminfo: the check is not made on this system")
-    free = run_cli.available_memory()
+    free = memory.available_memory()
     assert free is not None and 0 < free <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -247,11 +247,6 @@ def _written(tmp_path, base: str, **changes) -> str:
             "lanearena reads (llama, mistral, qwen2, mixtral, qwen2_moe, qwen3, "
             "qwen3_moe, qwen3_next) (did you mean 'qwen3_moe'?)",
         ),
-        (
-            QWEN3,
-            {"rms_norm_epsilon": 1e-6},
-            "key 'rms_norm_epsilon' is not one lanearena can model (did you mean 'rms_norm_eps'?)",
-        ),
         (QWEN3_NEXT, {"linear_value_head_dim": 64}, "linear_key_head_dim and linear_value_head_dim differ"),
         (QWEN3_NEXT, {"layer_types": ["full_attention"] * 48}, "layer_types"),
     ],
