@@ -144,3 +144,8 @@ def test_the_mutants_table_lists_the_mutants_bench_runs():
     table = re.findall(row, (ROOT / "docs" / "testing.md").read_text(), re.MULTILINE)
     listed = [(m.name, m.rule, re.sub(r"^(lanearena|test/unit|test/filecheck)/", "", m.path)) for m in _bench_mutants()]
     assert table == listed
+
+
+def test_the_readme_indexes_every_doc():
+    index = README.split("## Documentation\n", 1)[1]
+    assert sorted(re.findall(r"^\| \[docs/([\w-]+\.md)\]", index, re.MULTILINE)) == [p.name for p in DOCS]
