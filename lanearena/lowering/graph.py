@@ -63,7 +63,7 @@ class CudaGraph:
             raise
         graph = _check(driver, "cuStreamEndCapture", driver.cuStreamEndCapture(self._stream))
         try:
-            self._exec = _check(driver, "cuGraphInstantiate", driver.cuGraphInstantiateWithFlags(graph, 0))
+            self._exec = _check(driver, "cuGraphInstantiate", driver.cuGraphInstantiate(graph, 0))
         finally:
             driver.cuGraphDestroy(graph)
         self.launches = len(plan)

@@ -99,7 +99,7 @@ def _driver_bindings() -> types.ModuleType:
         CUstreamCaptureMode=types.SimpleNamespace(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL=1),
         cuStreamBeginCapture=begin,
         cuStreamEndCapture=end,
-        cuGraphInstantiateWithFlags=lambda graph, flags: (0, list(graph)),
+        cuGraphInstantiate=lambda graph, flags: (0, list(graph)),
         cuGraphDestroy=lambda graph: ok,
         cuGraphExecDestroy=lambda graph: ok,
         cuGraphLaunch=launch,
