@@ -8,6 +8,7 @@ import typing
 from dataclasses import dataclass
 
 from lanearena.dialects.attrs import ScalingKind
+from lanearena.dialects.kinds.attention import ATTENTIONS
 from lanearena.model import QBLOCK, Numerics
 
 
@@ -248,12 +249,13 @@ def _check(c: DecoderConfig) -> None:
         "dense_layers",
         f"dense_layers are layer numbers from 0, not {list(c.dense_layers)}",
     )
-    kinds = ("attention", "attention_shared", "attention_i8x2")
+    kinds = {op.name.split(".", 1)[1]: op for op in ATTENTIONS}
     need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
+    only = kinds[c.attn_kind].NUMERICS if c.attn_kind in kinds else None
     need(
-        c.attn_kind != "attention_i8x2" or c.numerics == Numerics.INT8X2.value,
+        only is None or c.numerics in {n.value for n in only},
         "attn_kind",
-        "an attention in two words (attention_i8x2) needs int8x2 numerics",
+        f"{c.attn_kind} needs {' or '.join(n.value for n in only or ())} numerics",
     )
     need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
     if c.attn_interval > 1:

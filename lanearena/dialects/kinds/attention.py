@@ -65,9 +65,13 @@ class _Attention(KernelOp):
     kv_heads = count()
     window = count(0)
     INTS: ClassVar = ("pos",)
+    NUMERICS: ClassVar[tuple[Numerics, ...] | None] = None
+    """The only numerics the kind runs under, where it does not run under all."""
 
     def verify_(self) -> None:
         super().verify_()
+        if self.NUMERICS is not None and step_numerics(self) not in (None, *self.NUMERICS):
+            raise self.fail(f"{self.name} runs under {' or '.join(n.value for n in self.NUMERICS)} numerics only")
         heads, kv = self.heads.value.data, self.kv_heads.value.data
         width, rows = self.dims("q")[-1], self.length("pos")
         if width % heads or self.length("q") != rows * width:
@@ -138,11 +142,7 @@ class AttentionI8x2Op(_Attention):
 
     name = "lane.attention_i8x2"
     assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("window"))
-
-    def verify_(self) -> None:
-        super().verify_()
-        if step_numerics(self) not in (None, Numerics.INT8X2):
-            raise self.fail("an attention in two words runs under int8x2 numerics only")
+    NUMERICS: ClassVar[tuple[Numerics, ...] | None] = (Numerics.INT8X2,)
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """Every key and value row of the cache, its high and low words, and each row's two scales."""
@@ -151,4 +151,7 @@ class AttentionI8x2Op(_Attention):
         return [buffer("ak", "i8", k), buffer("aw", "i8", v), buffer("as", "f32", sc)]
 
 
-OPS: tuple[type[KernelOp], ...] = (KvStoreOp, AttentionOp, AttentionSharedOp, AttentionI8x2Op)
+ATTENTIONS: tuple[type[_Attention], ...] = (AttentionOp, AttentionSharedOp, AttentionI8x2Op)
+"""The kinds a decoder's attention layers can take."""
+
+OPS: tuple[type[KernelOp], ...] = (KvStoreOp, *ATTENTIONS)

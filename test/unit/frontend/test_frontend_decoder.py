@@ -365,3 +365,13 @@ def test_unknown_and_unreadable_configs(tmp_path):
     (tmp_path / "latin1.json").write_bytes(b'{"name": "\xe9"}')
     with pytest.raises(ConfigError, match="not UTF-8"):
         load(str(tmp_path / "latin1.json"))
+
+
+@pytest.mark.parametrize("numerics", ["f32", "int8"])
+def test_an_attention_kind_bound_to_numerics_is_refused_under_others(numerics):
+    """The attention in two words keeps its keys' low words: int8x2 numerics only, said by its op class; a config
+    that asks for it under other numerics is refused naming both, and int8x2 builds it."""
+    with pytest.raises(ConfigError, match="attention_i8x2 needs int8x2 numerics"):
+        decoder_step(load("tiny", ["attn_kind=attention_i8x2", f"numerics={numerics}"]))
+    step = step_of(steps(decoder_step(load("tiny", ["attn_kind=attention_i8x2", "numerics=int8x2"])))[0])[0]
+    assert "attention_i8x2" in {launch.kind for launch in step.launches}
