@@ -2,7 +2,8 @@
 events (queued back to back behind replays of the step's CUDA graph, so the events time the kernels, not the host),
 and the launches are summed by the launch op they lower (its kind, and its weight's shape where it has one:
 `gemv 2048x8192`), with the bytes each moves (every operand's array once in the form it is touched: a weight's Q8_0
-words and scales, an activation's f32 or int8 words, a cache whole, an upper bound at decode), the GB/s that makes
+words and scales, an activation's f32 or int8 words, a gathered table's rows its ids pick, a cache whole, an upper
+bound at decode), the GB/s that makes
 and its share of the GPU's memory bandwidth. A table, and with --plot a bar chart (matplotlib, the `plot` extra).
 Where no GPU is, it says so and exits 0."""
 
@@ -74,17 +75,22 @@ def label(op: KernelOp) -> str:
 def moved(op: KernelOp, two_words: bool) -> int:
     """The bytes `op` reads and writes: each operand array once, in the form touched (f32 and i32 four bytes a
     value; int8 words a byte, and a second under two-word numerics, plus an f32 scale a block; a weight's Q8_0 a
-    byte and a scale a block)."""
+    byte and a scale a block), but of a table gathered by `ids` only the rows they pick."""
     arrays = {(v, f) for v, f in op.reads()} | {(v, f) for v, f, _ in op.writes()}
+    names = op.operand_names()
+    gathered = op.operand("table") if "table" in names and "ids" in names else None
     total = 0.0
     for value, form in arrays:
         t = tensor_type(value)
+        values = t.length
+        if value == gathered:
+            values = tensor_type(op.operand("ids")).length * (t.length // t.dims[0])
         if t.elem == "i8":
-            total += t.length * (1 + 4 / QBLOCK)
+            total += values * (1 + 4 / QBLOCK)
         elif form is Form.QUANT:
-            total += t.length * (1 + two_words + 4 / QBLOCK)
+            total += values * (1 + two_words + 4 / QBLOCK)
         else:
-            total += 4 * t.length
+            total += 4 * values
     return int(total)
 
 

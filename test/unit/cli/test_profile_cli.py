@@ -51,3 +51,15 @@ def test_bytes_moved_by_a_product_are_its_weight_and_rows():
         out = gemv.operand("out").type.length
         want = weight_bytes * n * k + x_bytes * gemv.operand("x").type.length + 4 * out
         assert moved(gemv, two_words=False) == int(want)
+
+
+def test_a_gather_moves_the_rows_its_ids_pick_not_the_table():
+    """gather(table[V, D], ids[rows]) -> out[rows, D]: the ids, `rows` rows of the table (f32, or Q8_0 under int8)
+    and the output, whatever V is."""
+    for numerics, row_bytes in (("f32", 4), ("int8", 1.125)):
+        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), "greedy"))
+        gather = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gather")
+        (vocab, width), rows = gather.operand("table").type.dims, gather.operand("ids").type.length
+        assert vocab > rows
+        want = 4 * rows + row_bytes * rows * width + 4 * gather.operand("out").type.length
+        assert moved(gather, two_words=False) == int(want)
