@@ -20,6 +20,8 @@ from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
 from lanearena.lowering.session import Session
 
+from ..support.checkpoints import LLAMA
+
 torch.set_num_threads(2)
 
 TOLERANCE = 1e-4
@@ -37,17 +39,6 @@ PROMPT = [3, 17, 42, 5, 99, 7, 150, 64, 1, 33]
 GENERATED = 16
 CHUNK = 4
 
-_SHAPES = dict(
-    vocab_size=160,
-    hidden_size=96,
-    num_hidden_layers=2,
-    num_attention_heads=3,
-    num_key_value_heads=1,
-    head_dim=32,
-    intermediate_size=160,
-    max_position_embeddings=64,
-    initializer_range=0.1,
-)
 _MIXTURE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=64)
 
 FAMILIES = {
@@ -92,7 +83,7 @@ class Reference:
 
     def __init__(self, model_type: str, root):
         torch.manual_seed(0)
-        cfg = transformers.CONFIG_MAPPING[model_type](**(_SHAPES | FAMILIES[model_type]))
+        cfg = transformers.CONFIG_MAPPING[model_type](**(LLAMA | FAMILIES[model_type]))
         model = transformers.AutoModelForCausalLM.from_config(cfg).eval()
         self.f32_dir, self.bf16_dir = root / "f32", root / "bf16"
         model.save_pretrained(self.f32_dir)
@@ -152,7 +143,7 @@ def test_quantized_logits_are_near_transformers(reference, numerics):
 
 def test_an_f32_step_of_widths_no_block_divides_is_transformers(tmp_path):
     """hidden 72, heads of 24, an MLP of 100 and an expert of 40: no Q8_0 block divides them, and f32 takes them."""
-    odd = dict(_SHAPES, hidden_size=72, head_dim=24, intermediate_size=100, vocab_size=90)
+    odd = dict(LLAMA, hidden_size=72, head_dim=24, intermediate_size=100, vocab_size=90)
     for model_type, extra in (("llama", {}), ("qwen3_moe", dict(_MIXTURE, moe_intermediate_size=40))):
         torch.manual_seed(0)
         model = transformers.AutoModelForCausalLM.from_config(transformers.CONFIG_MAPPING[model_type](**odd, **extra))
