@@ -8,10 +8,10 @@ import io
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
+from lanearena.cli.config import add_settings, config_of
 from lanearena.cli.io import write_output
-from lanearena.errors import UserError
-from lanearena.frontend.configs import CONFIGS, load
-from lanearena.frontend.decoder import ConfigError, decoder_step
+from lanearena.frontend.configs import CONFIGS
+from lanearena.frontend.decoder import decoder_step
 
 
 def register(subparsers) -> None:
@@ -29,23 +29,12 @@ def register(subparsers) -> None:
         "input (default: tiny)",
     )
     p.add_argument("-o", "--output", help="the .mlir file to write (default: standard output)")
-    p.add_argument(
-        "--set",
-        dest="settings",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="change one key of the config (repeatable), e.g. --set rows=8",
-    )
+    add_settings(p, "rows=8")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        config = load(args.config, args.settings)
-    except ConfigError as e:
-        raise UserError(str(e)) from None
-    write_output(args.output, mlir_text(decoder_step(config)))
+    write_output(args.output, mlir_text(decoder_step(config_of(args.config, args.settings))))
     return 0
 
 

@@ -15,11 +15,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from lanearena import api
+from lanearena.cli.config import add_settings, config_of
 from lanearena.dialects import lane
 from lanearena.dialects.base import tensor_def, tensor_type
 from lanearena.dialects.kernel import KernelOp
 from lanearena.errors import UserError
-from lanearena.frontend import ConfigError, decoder_step, load
+from lanearena.frontend import decoder_step
 from lanearena.lowering import cuda, kernels
 from lanearena.lowering.compile import placed
 from lanearena.lowering.runtime import load as load_module
@@ -205,14 +206,7 @@ def register(sub) -> None:
         "memory bandwidth. Where no GPU is, it says so and exits 0.",
     )
     p.add_argument("config", help="a shipped config or a JSON file (- for standard input)")
-    p.add_argument(
-        "--set",
-        dest="settings",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="change one key of the config (repeatable), e.g. --set layers=2",
-    )
+    add_settings(p, "layers=2")
     p.add_argument("--runs", type=int, default=20, help="timed runs of the step (median a launch)")
     p.add_argument("--plot", metavar="FILE", help="also draw the table as a bar chart (PNG or SVG by its suffix)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
@@ -224,10 +218,7 @@ def run(args) -> int:
     if why is not None:
         print(f"lanearena profile: no GPU to profile on: {why}")
         return 0
-    try:
-        config = load(args.config, args.settings)
-    except ConfigError as e:
-        raise UserError(str(e)) from None
+    config = config_of(args.config, args.settings)
     rows, total, bandwidth, found = profile(config, args.runs)
     if args.json:
         print(json.dumps({"gpu": found, "bandwidth": bandwidth, "step_us": total, "kinds": [asdict(r) for r in rows]}))

@@ -13,11 +13,12 @@ import time
 from lanearena import api
 from lanearena.analysis.lifetimes import problem
 from lanearena.cli.budget import add_algorithm, add_flags
+from lanearena.cli.config import add_settings, config_of
 from lanearena.cli.generation import add_generation_flags, generate, generating
 from lanearena.cli.memory import available_memory, check_memory, run_bytes
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
-from lanearena.frontend import ConfigError, DecoderConfig, decoder_step, load
+from lanearena.frontend import DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, is_model_directory
 from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
 from lanearena.lowering.runtime import unshared
@@ -45,14 +46,7 @@ def register(sub) -> None:
         "keys or a Hugging Face config.json (- for standard input), or a model directory (config.json and "
         "safetensors weights, which the run uploads; else the weights are random) (default: tiny)",
     )
-    p.add_argument(
-        "--set",
-        dest="settings",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="change one key of the config (repeatable), e.g. --set layers=2",
-    )
+    add_settings(p, "layers=2")
     add_algorithm(p)
     p.add_argument(
         "--backend",
@@ -88,10 +82,7 @@ def _config(args) -> DecoderConfig:
     """The config `args.model` names, with `--set`; the keys it ignores said on stderr (all with --verbose, and
     always those that look like a misspelling of a key it reads)."""
     notes: list[str] = []
-    try:
-        config = load(args.model, args.settings, notes)
-    except ConfigError as e:
-        raise UserError(str(e)) from None
+    config = config_of(args.model, args.settings, notes)
     for note in notes:
         if args.verbose or "did you mean" in note:
             print(f"note: {note}", file=sys.stderr)
