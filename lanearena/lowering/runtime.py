@@ -51,19 +51,20 @@ def prepare(
         shared = [n for n, entry in feed_table.items() if entry[0] == k and n != name]
         if off or shared:
             raise UserError(f"feed '{name}' shares its buffer ({', '.join(shared)}): it cannot be bound alone")
-    b = []
-    for k, (_, nbytes, zero, poison) in enumerate(buffers):
-        if k in given:
-            b.append(given[k])
-            continue
-        addr = dev.alloc(nbytes, zero=zero)
-        if poison and nbytes:
-            dev.fill(addr, nbytes, POISON)
-        b.append(addr)
+    b = [given[k] if k in given else dev.alloc(nbytes, zero=zero) for k, (_, nbytes, zero, _) in enumerate(buffers)]
+    poison(dev, buffers, b)  # a bound buffer holds a feed, never a computed tensor: none of them is poisoned
     for name, (k, off, _, elem, shape) in feed_table.items():
         if name not in bound:
             _upload(dev, b[k] + off, elem, shape, feeds[name], name, align)
     return b
+
+
+def poison(dev, buffers, b: list[int]) -> None:
+    """Fills an emitted module's arena and computed buffers (at addresses `b`) with `POISON`, so that nothing left
+    there before (by no step, or by the last one) can be read through them unseen."""
+    for k, (_, nbytes, _, poisoned) in enumerate(buffers):
+        if poisoned and nbytes:
+            dev.fill(b[k], nbytes, POISON)
 
 
 def results(dev, b: list[int], result_table) -> dict[str, np.ndarray]:

@@ -21,7 +21,7 @@ from lanearena.errors import UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.compile import new_device, placed
-from lanearena.lowering.runtime import POISON, load, prepare
+from lanearena.lowering.runtime import load, poison, prepare
 from lanearena.lowering.weights import WeightSource, kept, put
 
 KEPT = ("weight", "state")
@@ -49,9 +49,7 @@ class _Lowered:
     def run(self, dev, ids: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """The logits of `ids` at positions `pos` (one row each), the state updated."""
         m, b = self.module, self.buffers
-        for k, (_, nbytes, _, poison) in enumerate(m.BUFFERS):
-            if poison and nbytes:  # nothing left by the last step may be read through the arena
-                dev.fill(b[k], nbytes, POISON)
+        poison(dev, m.BUFFERS, b)  # nothing left by the last step may be read through the arena
         for name, values in (("ids", ids), ("pos", pos)):
             k, off = m.FEEDS[name][:2]
             dev.upload(b[k] + off, values.astype(np.int32))
