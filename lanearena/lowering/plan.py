@@ -12,38 +12,33 @@ given."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
 
 from lanearena.lowering.kernels import ptx
+from lanearena.lowering.kernels.base import KernelCall
 
 Launcher = Callable[[tuple, tuple, bytes, int, object], None]
 """A device's launch of one kernel from packed parameters: `(grid, block, params, shared_bytes, stream)`."""
-
-
-@dataclass(frozen=True)
-class Launch:
-    """One kernel launch as an emitted module makes it: kernel, grid, block and arguments (`KernelCall`'s types)."""
-
-    kernel: str
-    grid: tuple[int, ...]
-    block: tuple[int, ...]
-    args: tuple
 
 
 class Recorder:
     """A device that only records the launches made on it, in order."""
 
     def __init__(self) -> None:
-        self.launches: list[Launch] = []
+        self.launches: list[KernelCall] = []
 
     def launch(self, kernel: str, grid: tuple, block: tuple, args: tuple) -> None:
-        self.launches.append(Launch(kernel, tuple(map(int, grid)), tuple(map(int, block)), tuple(args)))
+        self.launches.append(KernelCall(kernel, _dims(grid), _dims(block), tuple(args)))
 
 
-def record(module: ModuleType, b: list[int]) -> list[Launch]:
+def _dims(dims: tuple) -> tuple[int, int, int]:
+    x, y, z = map(int, dims)
+    return x, y, z
+
+
+def record(module: ModuleType, b: list[int]) -> list[KernelCall]:
     """The launches emitted `module`'s step makes over buffers `b`."""
     recorder = Recorder()
     module.launches(recorder, b)
