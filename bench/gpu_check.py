@@ -70,14 +70,11 @@ def config_spec(name: str) -> str:
 
 
 def sharing_weights(dev, module, feeds, b: list[int]) -> list[int]:
-    """Another buffer set for emitted `module` on `dev`, as `prepare` makes one from `feeds`, but with the weights
-    of set `b` (a step only reads them): a large model's weights are drawn and quantized once, not once a path."""
-    weights = {k for k, _, role, _, _ in module.FEEDS.values() if role == "weight"}
-    # the weights' buffers of no bytes (set b's stand in), every other as `prepare` makes it
-    layout = [(n, 0 if k in weights else size, z, p) for k, (n, size, z, p) in enumerate(module.BUFFERS)]
-    rest = {name: entry for name, entry in module.FEEDS.items() if entry[0] not in weights}
-    fresh = prepare(dev, {name: feeds[name] for name in rest}, layout, rest, module.ALIGN)
-    return [b[k] if k in weights else addr for k, addr in enumerate(fresh)]
+    """Another buffer set for emitted `module` on `dev`, as `prepare` makes one from `feeds`, but bound to the
+    weights of set `b` (a step only reads them): a large model's weights are drawn and quantized once, not once a
+    path."""
+    weights = {name: b[k] for name, (k, _, role, _, _) in module.FEEDS.items() if role == "weight"}
+    return prepare(dev, feeds, module.BUFFERS, module.FEEDS, module.ALIGN, weights)
 
 
 _DRAWN: dict[tuple, dict] = {}
