@@ -35,6 +35,14 @@ def run_bytes(step: Step, arenas: int, copies: int) -> int:
     return device + copies * others + arenas + largest + OVERHEAD
 
 
+def added_bytes(step: Step, allocated: int, process: bool) -> int:
+    """Host bytes a numpy session takes to add `step`, about: the `allocated` bytes of its buffers and of the
+    weights and state new to it, its largest weight once more in f32 while it is made, and the process itself where
+    `process` (the session's first step)."""
+    largest = max((4 * t.length for t in fed(step) if t.role is Role.WEIGHT), default=0)
+    return allocated + largest + (OVERHEAD if process else 0)
+
+
 def check_memory(name: str, need: int, available: int | None) -> None:
     """Refuses a numpy run that would take `need` bytes, more memory than is `available`, before it is drawn or
     read, rather than have the system kill the process half way."""

@@ -1,10 +1,11 @@
-"""Lowering a placed step and running it: the step verified and read from its IR once (`placed`), the emitted
-module's source, and its results on a device next to the reference run in which no two arrays share bytes (another
-layout of the same launches)."""
+"""Lowering a placed step and running it: the step verified and read from its IR once (`placed`), lowered once (a
+`Lowered`), its printed module's source, and its results on a device next to the reference run in which no two
+arrays share bytes (another layout of the same launches)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -19,9 +20,11 @@ from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.graph import speed
-from lanearena.lowering.runtime import load, max_abs_err, prepare, random_feeds, results, unshared
-from lanearena.lowering.weights import RandomWeights, WeightSource, kept, put
-from lanearena.model import QBLOCK, Step
+from lanearena.lowering.lower import lower
+from lanearena.lowering.lowered import Lowered
+from lanearena.lowering.runtime import launch, max_abs_err, prepare, random_feeds, results, run_step, unshared
+from lanearena.lowering.weights import KEPT, RandomWeights, WeightSource, kept, put
+from lanearena.model import QBLOCK, Role, Step
 from lanearena.passes.convert import alloc_of, steps
 from lanearena.passes.verify import verified
 
@@ -36,14 +39,20 @@ class Placed:
     plan: ArenaPlan
     qblock: int = QBLOCK
 
-    def source(self) -> str:
-        """The Python module that runs the step as its IR places it."""
-        return emit(self.op, self.step, self.plan, self.qblock)
+    @cached_property
+    def lowered(self) -> Lowered:
+        """The step lowered as its IR places it."""
+        return lower(self.op, self.step, self.plan, self.qblock)
 
-    def unshared_source(self) -> str:
-        """The module that runs the same launches with every arena array and scratch at bytes of its own: the
-        reference a placement must match."""
-        return emit(self.op, self.step, unshared(self.plan), self.qblock)
+    @cached_property
+    def unshared(self) -> Lowered:
+        """The same launches lowered with every arena array and scratch at bytes of its own: the reference a
+        placement must match."""
+        return lower(self.op, self.step, unshared(self.plan), self.qblock)
+
+    def source(self) -> str:
+        """The Python module that runs the step as its IR places it (what `-t lane-pycuda` prints)."""
+        return emit(self.lowered)
 
 
 def placed(module: ModuleOp | lane.StepOp, qblock: int = QBLOCK) -> Placed:
@@ -104,24 +113,24 @@ class Comparison:
 
 def run(step: Placed, device, feeds) -> dict[str, np.ndarray]:
     """The placed `step`'s outputs and state on `device` (see `new_device`) from `feeds` (see `random_feeds`)."""
-    return load(step.source()).run(device, feeds)
+    return run_step(device, step.lowered, feeds)
 
 
-def _bind(device, modules: list, weights: WeightSource, align: int) -> dict[str, int]:
-    """One buffer on `device` for each weight and state of emitted `modules`, shared by them all: the weights made
-    by `weights` and uploaded one tensor at a time; their addresses by name."""
-    return put(device, kept(modules, ("weight", "state")), weights, align)
+def _bind(device, steps: list[Lowered], weights: WeightSource, align: int) -> dict[str, int]:
+    """One buffer on `device` for each weight and state of `steps`, shared by them all: the weights made by
+    `weights` and uploaded one tensor at a time; their addresses by name."""
+    return put(device, kept(steps, KEPT), weights, align)
 
 
-def _run_bound(device, module, feeds: dict[str, np.ndarray], addrs: dict[str, int]) -> tuple[list[int], dict]:
-    """Emitted `module` run once on `device` over the shared buffers `addrs` (its state written anew from `feeds`
-    first): its buffers and its results."""
-    for name, (_, _, role, _, _) in module.FEEDS.items():
-        if role == "state":
+def _run_bound(device, lowered: Lowered, feeds: dict[str, np.ndarray], addrs: dict[str, int]) -> tuple[list[int], dict]:
+    """`lowered` run once on `device` over the shared buffers `addrs` (its state written anew from `feeds` first):
+    its buffers and its results."""
+    for name, f in lowered.feeds.items():
+        if f.role is Role.STATE:
             device.upload(addrs[name], np.ascontiguousarray(feeds[name], np.float32).reshape(-1))
-    b = prepare(device, feeds, module.BUFFERS, module.FEEDS, module.ALIGN, addrs)
-    module.launches(device, b)
-    return b, results(device, b, module.RESULTS)
+    b = prepare(device, lowered, feeds, addrs)
+    launch(device, lowered, b)
+    return b, results(device, lowered, b)
 
 
 def compare(step: Placed, backend: str = "numpy", seed: int = 0, weights: WeightSource | None = None) -> Comparison:
@@ -131,9 +140,9 @@ def compare(step: Placed, backend: str = "numpy", seed: int = 0, weights: Weight
     runs (the state written anew before each)."""
     feeds = random_feeds(step.step, seed, weights=False)
     device = new_device(backend)
-    modules = [load(source) for source in (step.source(), step.unshared_source())]
-    addrs = _bind(device, modules, weights or RandomWeights(seed), step.plan.align)
-    got, reference = (_run_bound(device, m, feeds, addrs)[1] for m in modules)
+    both = [step.lowered, step.unshared]
+    addrs = _bind(device, both, weights or RandomWeights(seed), step.plan.align)
+    got, reference = (_run_bound(device, lowered, feeds, addrs)[1] for lowered in both)
     found = getattr(device, "found", Comparison.device)
     return Comparison(got, reference, max_abs_err(got, reference), found)
 
@@ -149,11 +158,10 @@ def gpu_timing(
     replays (or, `graph` false, the plain path's), see `graph.speed`; and `equal_to_plain`, whether the results
     after them are, bit for bit, `placed_results` (the plain path's, from the same `seed` and `weights` as
     `compare`'s)."""
-    module = load(step.source())
     dev = cuda.CudaDevice()
     feeds = random_feeds(step.step, seed, weights=False)
-    addrs = _bind(dev, [module], weights or RandomWeights(seed), step.plan.align)
-    b, _ = _run_bound(dev, module, feeds, addrs)
-    timing = speed(dev, module, b, graph)
-    got = results(dev, b, module.RESULTS)
+    addrs = _bind(dev, [step.lowered], weights or RandomWeights(seed), step.plan.align)
+    b, _ = _run_bound(dev, step.lowered, feeds, addrs)
+    timing = speed(dev, step.lowered, b, graph)
+    got = results(dev, step.lowered, b)
     return timing | {"equal_to_plain": all(got[n].tobytes() == placed_results[n].tobytes() for n in placed_results)}

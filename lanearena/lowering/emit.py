@@ -1,251 +1,120 @@
-"""`lane-pycuda`'s code generator: a placed step (its launch ops, and the step and arena read from its IR once, as
-`lowering.compile.placed` gives them), as a Python module that allocates the arena once, keeps each counter in a
-zeroed buffer of its own, binds every array to its buffer and offset, and launches the kernels in order.
-
-The module runs on any device with the interface of `NumpyDevice` (`alloc`, `fill`, `upload`, `download`,
-`launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU."""
+"""`lane-pycuda`'s printer: a `Lowered` step as a Python module that builds the same value (`LOWERED`) and runs it
+(`run(device, feeds)`), on any device with the interface of `NumpyDevice` (`alloc`, `fill`, `upload`, `download`,
+`launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU. The module imports the modules that
+define the op classes it launches (and register their kernels), so that a kind of one's own runs in a fresh
+process too."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-from xdsl.ir import SSAValue
 
-from lanearena.analysis.lifetimes import bytes_of
-from lanearena.analysis.plan import ArenaPlan
-from lanearena.dialects import lane
-from lanearena.dialects.base import tensor_def
-from lanearena.dialects.located import where
 from lanearena.errors import UserError
-from lanearena.lowering import kernels
-from lanearena.lowering.kernels import KernelCall
-from lanearena.model import ELEMENT_BYTES, QBLOCK, Form, Role, Step, Tensor, aligned, home_start, quant_parts
-
-
-class _Addresses:
-    """Symbolic device addresses while lowering: byte `offset` of buffer k stands for `(k + 1) << shift | offset`,
-    with `shift` past every buffer's size (and a one-past-the-end address), so no two buffers' addresses meet
-    whatever the sizes; a layout whose addresses would not fit 64 bits is refused."""
-
-    def __init__(self, buffers: list[Allocation]):
-        self.sizes = [b.bytes for b in buffers]
-        self.shift = max(self.sizes, default=0).bit_length() + 1
-        if (len(buffers) + 1).bit_length() + self.shift > 64:
-            raise UserError(f"{len(buffers)} buffers of up to {max(self.sizes)} bytes do not fit 64-bit addresses")
-
-    def encode(self, k: int, offset: int) -> int:
-        return ((k + 1) << self.shift) + offset
-
-    def decode(self, address: int) -> tuple[int, int]:
-        """The buffer and offset of an address `encode` made, and any address within or one past a buffer."""
-        k, offset = (address >> self.shift) - 1, address & ((1 << self.shift) - 1)
-        if not 0 <= k < len(self.sizes) or offset > self.sizes[k]:
-            raise AssertionError(f"address {address:#x} lies outside every buffer of the step")
-        return k, offset
-
-
-@dataclass(frozen=True)
-class Allocation:
-    """A device allocation the module makes: `name`, `bytes`, whether it starts zeroed (a counter), whether it is
-    poisoned (0xFF: NaN in every f32) before the step."""
-
-    name: str
-    bytes: int
-    zero: bool = False
-    poison: bool = False
-
-
-@dataclass(frozen=True)
-class Binding:
-    """Where a tensor the caller feeds or reads back lives: buffer `buffer` at `offset`, and what it holds."""
-
-    buffer: int
-    offset: int
-    role: str
-    elem: str
-    shape: tuple[int, ...]
-
-
-@dataclass
-class Layout:
-    """Every buffer of a placed step, and where each array starts: (buffer index, byte offset) by (tensor, form),
-    and by (launch, tag) for the launches' scratch and counters. Allocation 0 is the arena."""
-
-    buffers: list[Allocation]
-    arrays: dict[tuple[str, Form], tuple[int, int]]
-    scratch: dict[tuple[int, str], tuple[int, int]]
-
-
-def layout(step: Step, plan: ArenaPlan) -> Layout:
-    """The buffers `step`, placed as `plan` places it, asks for, and where every array, scratch and counter of it
-    lives in them."""
-    two = step.numerics.two_words
-    buffers = [Allocation("arena", plan.bytes, poison=True)]
-    arrays = {(a.tensor, a.form): (0, a.offset) for a in plan.arrays}
-    scratch = {(s.launch, s.tag): (0, s.offset) for s in plan.scratch}
-
-    def own(t: Tensor, form: Form, nbytes: int) -> None:
-        arrays[(t.name, form)] = (len(buffers), 0)
-        buffers.append(Allocation(f"{t.name}:{form.value}", nbytes, poison=t.role is Role.COMPUTED))
-
-    for o in plan.own:
-        own(step.tensors[o.tensor], o.form, o.bytes)
-    for t in step.tensors.values():
-        # An output or state no launch touches has no array in the plan, yet is still handed back.
-        kept = t.name in step.outputs or t.role is Role.STATE
-        if kept and t.view_of is None and (t.name, Form.PLAIN) not in arrays:
-            own(t, Form.PLAIN, bytes_of(t, Form.PLAIN, two, plan.align))
-    for c in plan.counters:
-        scratch[(c.launch, c.tag)] = (len(buffers), 0)
-        buffers.append(Allocation(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=True))
-    return Layout(buffers, arrays, scratch)
-
-
-def _launches(op: lane.StepOp) -> list[lane.LaunchOp]:
-    return [c for c in op.body.block.ops if isinstance(c, lane.LaunchOp)]
-
-
-@dataclass(frozen=True)
-class _Symbolic:
-    """The operands of launch `index` of `step` as the symbolic addresses of `addresses`."""
-
-    step: Step
-    index: int
-    lay: Layout
-    addresses: _Addresses
-    align: int
-    qblock: int
-
-    def _addr(self, where: tuple[int, int]) -> int:
-        return self.addresses.encode(*where)
-
-    def _array(self, value: SSAValue, form: Form) -> tuple[Tensor, int, int]:
-        at, elems = home_start(self.step, tensor_def(value).tensor_name, form, self.qblock)
-        if (at, form) not in self.lay.arrays:
-            raise KeyError(f"{at}:{form.value} has no buffer")
-        return self.step.tensors[at], self._addr(self.lay.arrays[(at, form)]), elems
-
-    def plain(self, tensor: SSAValue) -> int:
-        _, base, elems = self._array(tensor, Form.PLAIN)
-        return base + 4 * elems
-
-    def quant(self, tensor: SSAValue) -> tuple[int, int, int]:
-        at, base, elems = self._array(tensor, Form.QUANT)
-        words, low, scales = quant_parts(base, at.length, self.step.numerics.two_words, self.align)
-        return words + elems, (low + elems if low is not None else 0), scales + elems // QBLOCK * 4
-
-    def weight(self, tensor: SSAValue) -> tuple[int, int]:
-        t = self.step.tensors[tensor_def(tensor).tensor_name]
-        base = self._addr(self.lay.arrays[(t.name, Form.PLAIN)])
-        return base, (base + aligned(t.length, self.align) if t.elem == "i8" else 0)
-
-    def scratch(self, tag: str) -> int:
-        return self._addr(self.lay.scratch[(self.index, tag)])
-
-    counter = scratch
+from lanearena.lowering.kernels import twin_of
+from lanearena.lowering.lowered import Argument, Binding, Buffer, Launch, Lowered, Pointer
 
 
 def _lit(value: str) -> str:
-    """A string from the IR as a Python string literal of ASCII only: every quote, newline, NUL and non-ASCII
-    character escaped, so the text can never be read as code (nor end a comment's line), and the module's source is
-    ASCII whatever the locale's encoding."""
+    """A string as a Python string literal of ASCII only: every quote, newline, NUL and non-ASCII character
+    escaped, so the text can never be read as code (nor end a comment's line), and the module's source is ASCII
+    whatever the locale's encoding."""
     return ascii(str(value))
 
 
-def _arg(value, addresses: _Addresses) -> str:
-    """A kernel argument as the emitted code writes it: a pointer as `u64(b[k] + offset)`."""
-    if isinstance(value, np.uint64):
-        v = int(value)
-        if v == 0:
-            return "u64(0)"
-        k, off = addresses.decode(v)
-        return f"u64(b[{k}] + {off})" if off else f"u64(b[{k}])"
+def _arg(value: Argument) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, Pointer):
+        return f"P({value.buffer}, {value.offset})"
     if isinstance(value, np.int32):
         return f"i32({int(value)})"
-    if isinstance(value, np.float32):
-        f = float(value)
-        return f"f32({f!r})" if math.isfinite(f) else f"f32({_lit(repr(f))})"  # nan and inf are no literals
-    raise TypeError(f"unexpected kernel argument {value!r}")
+    f = float(value)
+    return f"f32({f!r})" if math.isfinite(f) else f"f32({_lit(repr(f))})"  # nan and inf are no literals
 
 
-def _call(c: KernelCall, addresses: _Addresses) -> str:
-    args = ", ".join(_arg(a, addresses) for a in c.args)
-    grid, block = (tuple(int(n) for n in dims) for dims in (c.grid, c.block))
-    return f"    dev.launch({_lit(c.kernel)}, {grid}, {block}, ({args},))"
-
-
-def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Binding]]:
-    """The tensors the caller feeds (inputs, weights, state) and reads back (outputs, state), and where they live."""
-    feeds, results = {}, {}
-    for t in step.tensors.values():
-        at, elems = home_start(step, t.name, Form.PLAIN)
-        where = lay.arrays.get((at, Form.PLAIN))
-        if where is None:
+def _classes(lowered: Lowered) -> tuple[list[str], dict[type, str]]:
+    """The import lines of the op classes `lowered` launches (and of the modules outside lanearena that register
+    their kernels' twins), and the name each class has in the module."""
+    names: dict[type, str] = {}
+    by_module: dict[str, list[str]] = {}
+    for launch in lowered.launches:
+        cls = launch.op_class
+        if cls in names:
             continue
-        b = Binding(where[0], where[1] + ELEMENT_BYTES[t.elem] * elems, t.role.value, t.elem, t.shape)
-        if t.role in (Role.INPUT, Role.WEIGHT, Role.STATE):
-            feeds[t.name] = b
-        if t.role is Role.STATE or t.name in step.outputs:
-            results[t.name] = b
-    return feeds, results
+        if not cls.__qualname__.isidentifier():
+            raise UserError(f"{cls.name}: its op class {cls.__qualname__} is not defined at the top of a module")
+        name = cls.__qualname__ if cls.__qualname__ not in names.values() else f"{cls.__qualname__}_{len(names)}"
+        names[cls] = name
+        by_module.setdefault(cls.__module__, []).append(
+            cls.__qualname__ + ("" if name == cls.__qualname__ else f" as {name}")
+        )
+    twins = {twin.__module__ for k in lowered.kernels() if (twin := twin_of(k)) is not None}
+    outside = sorted(m for m in twins - set(by_module) if m.split(".")[0] != "lanearena")
+    lines = [f"from {m} import {', '.join(sorted(c))}" for m, c in sorted(by_module.items())]
+    return lines + [f"import {m}  # registers kernels the step launches" for m in outside], names
 
 
-def _names(values) -> str:
-    return ", ".join(_lit(tensor_def(v).tensor_name) for v in dict.fromkeys(values))
+def _buffer(b: Buffer) -> str:
+    return f"Buffer({_lit(b.name)}, {b.bytes}, Role.{b.role.name}, zeroed={b.zeroed}, poisoned={b.poisoned}),"
 
 
-def emit(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
-    """The Python module that runs the launches of `op` (which is `step`) over the buffers of `plan`. It trusts
-    `plan`: `lowering.compile.placed` verifies a placement before anything lowers it."""
-    lay = layout(step, plan)
-    align, numerics, launches = plan.align, step.numerics, _launches(op)
-    doc = (
-        f"Step @{step.name} ({numerics.value}) lowered by lanearena: {len(launches)} launches over one "
-        f"arena of {plan.bytes} bytes\n(lower bound {plan.lower_bound}, placed by "
-        f"{plan.algorithm}). Call run(device, feeds) with a NumpyDevice or a CudaDevice."
+def _binding(name: str, b: Binding) -> str:
+    return f"{_lit(name)}: Binding({b.buffer}, {b.offset}, Role.{b.role.name}, {_lit(b.elem)}, {b.shape}),"
+
+
+def _launch(launch: Launch, cls: str) -> str:
+    args = ", ".join(map(_arg, launch.args))
+    return (
+        f"Launch({launch.op}, {_lit(launch.kind)}, {cls}, {_lit(launch.kernel)}, {launch.grid}, {launch.block}, "
+        f"({args}{',' if len(launch.args) == 1 else ''})),"
     )
-    # Every name from the IR reaches the module only as a literal `_lit` makes (comments too), never as code.
+
+
+def emit(lowered: Lowered) -> str:
+    """The Python module that builds `lowered` and runs it."""
+    imports, classes = _classes(lowered)
+    doc = (
+        f"Step @{lowered.step} ({lowered.numerics.value}) lowered by lanearena: {len(lowered.launches)} kernel "
+        f"launches over one arena of {lowered.arena_bytes} bytes\n(lower bound {lowered.lower_bound}, placed by "
+        f"{lowered.algorithm}). Call run(device, feeds) with a NumpyDevice or a CudaDevice."
+    )
+    indent = " " * 8
+    # Every name from the IR reaches the module only as a literal `_lit` makes, never as code.
     lines = [
         _lit(doc),
         "",
-        "from lanearena.lowering.runtime import f32, i32, u64, run_module",
+        "from lanearena.lowering.lowered import Binding, Buffer, Launch, Lowered",
+        "from lanearena.lowering.lowered import Pointer as P",
+        "from lanearena.lowering.runtime import f32, i32, run_step",
+        "from lanearena.model import Numerics, Role",
+        *imports,
         "",
-        f"STEP = {_lit(step.name)}",
-        f"NUMERICS = {_lit(numerics.value)}",
-        f"ARENA_BYTES = {plan.bytes}",
-        f"ALIGN = {align}  # of every array, and of a Q8_0 weight's parts",
-        "BUFFERS = [  # name, bytes, zeroed (a counter), poisoned before the step",
-        *(f"    ({_lit(b.name)}, {b.bytes}, {b.zero}, {b.poison})," for b in lay.buffers),
-        "]",
-    ]
-    feeds, results = bindings(step, lay)
-    for title, table in (("FEEDS", feeds), ("RESULTS", results)):
-        lines.append(f"{title} = {{  # tensor: buffer, offset, role, element, shape")
-        lines += [
-            f"    {_lit(n)}: ({b.buffer}, {b.offset}, {_lit(b.role)}, {_lit(b.elem)}, {tuple(map(int, b.shape))}),"
-            for n, b in table.items()
-        ]
-        lines.append("}")
-    body, count = [], 0
-    addresses = _Addresses(lay.buffers)
-    for i, launch in enumerate(launches):
-        if not isinstance(launch, lane.KernelOp):
-            raise UserError(f"{where(launch)}{launch.name} {_lit(launch.kind)}: no kernels for a generic launch")
-        calls = kernels.calls(launch, _Symbolic(step, i, lay, addresses, align, qblock))
-        count += len(calls)
-        ins, outs = _names(launch.operand(n) for n in launch.ins()), _names(launch.operand(n) for n in launch.WRITES)
-        body.append(f"    # {i}: {_lit(launch.kind)} ({ins}) -> ({outs})")
-        body += [_call(c, addresses) for c in calls]
-    lines.append(f"KERNEL_LAUNCHES = {count}")
-    lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""', *body]
-    lines += [
+        "LOWERED = Lowered(",
+        f"    step={_lit(lowered.step)},",
+        f"    numerics=Numerics.{lowered.numerics.name},",
+        f"    align={lowered.align},  # of every array, and of a Q8_0 weight's parts",
+        f"    arena_bytes={lowered.arena_bytes},",
+        f"    lower_bound={lowered.lower_bound},",
+        f"    algorithm={_lit(lowered.algorithm)},",
+        "    buffers=(",
+        *(indent + _buffer(b) for b in lowered.buffers),
+        "    ),",
+        "    feeds={",
+        *(indent + _binding(n, b) for n, b in lowered.feeds.items()),
+        "    },",
+        "    results={",
+        *(indent + _binding(n, b) for n, b in lowered.results.items()),
+        "    },",
+        "    launches=(",
+        *(indent + _launch(launch, classes[launch.op_class]) for launch in lowered.launches),
+        "    ),",
+        ")",
         "",
         "",
         "def run(dev, feeds):",
         '    """Allocates the buffers on `dev`, uploads `feeds`, runs the step, and returns its outputs and state."""',
-        "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, launches, ALIGN)",
+        "    return run_step(dev, LOWERED, feeds)",
         "",
     ]
     return "\n".join(lines)

@@ -14,9 +14,9 @@ from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering.compile import placed
-from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import kept
+from lanearena.model import Role
 
 
 def _placed(config: str, *settings: str):
@@ -29,10 +29,9 @@ def _placed(config: str, *settings: str):
 @pytest.mark.parametrize("config", ["tiny", "examples/configs/qwen2.5-0.5b.json"])
 def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
     p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64")
-    module = load_module(p.source())
-    weights = sum(nbytes for role, _, _, nbytes in kept([module], ("weight",)).values() if role == "weight")
-    largest = max(4 * t.length for t in step.tensors.values() if t.role.value == "weight")
-    state = sum(4 * t.length for t in step.tensors.values() if t.role.value in ("input", "state"))
+    weights = sum(t.bytes for t in kept([p.lowered], (Role.WEIGHT,)).values())
+    largest = max(4 * t.length for t in step.tensors.values() if t.role is Role.WEIGHT)
+    state = sum(4 * t.length for t in step.tensors.values() if t.role in (Role.INPUT, Role.STATE))
     assert memory.run_bytes(step, 0, copies=2) == weights + 2 * state + largest + memory.OVERHEAD
 
 

@@ -17,8 +17,7 @@ from lanearena.lowering import cuda
 from lanearena.lowering.compile import placed
 from lanearena.lowering.compile import run as run_placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, results
+from lanearena.lowering.runtime import launch, max_abs_err, prepare, random_feeds, results
 
 from ..support import reference_step
 from ..support.kernel_steps import kernel_steps
@@ -91,17 +90,17 @@ def test_graph_replay_equals_the_plain_path_bit_for_bit(config):
     from lanearena.lowering.plan import LaunchPlan
 
     p = placed(api.place(decoder_step(load(config)), "greedy"))
-    emitted = load_module(p.source())
+    lowered = p.lowered
     feeds = random_feeds(p.step, 2)
     dev = cuda.CudaDevice()
-    plain = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    graphed = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    graph = CudaGraph(dev, LaunchPlan(dev, emitted, graphed))
+    plain = prepare(dev, lowered, feeds)
+    graphed = prepare(dev, lowered, feeds)
+    graph = CudaGraph(dev, LaunchPlan(dev, lowered, graphed))
     for _ in range(2):
-        emitted.launches(dev, plain)
+        launch(dev, lowered, plain)
         graph.replay()
         dev.synchronize()
-        want, got = results(dev, plain, emitted.RESULTS), results(dev, graphed, emitted.RESULTS)
+        want, got = results(dev, lowered, plain), results(dev, lowered, graphed)
         assert all(want[n].tobytes() == got[n].tobytes() for n in want)
 
 

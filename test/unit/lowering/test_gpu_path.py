@@ -142,23 +142,22 @@ def test_a_graph_resets_its_counters_before_its_launches(simulated_gpu):
     from lanearena.lowering.compile import placed
     from lanearena.lowering.graph import CudaGraph
     from lanearena.lowering.plan import LaunchPlan
-    from lanearena.lowering.runtime import load as load_module
-    from lanearena.lowering.runtime import prepare, random_feeds, results
+    from lanearena.lowering.runtime import launch, prepare, random_feeds, results
 
     p = placed(api.place(decoder_step(load("tiny")), "greedy"))
-    emitted = load_module(p.source())
+    lowered = p.lowered
     feeds = random_feeds(p.step, 3)
     dev = SimulatedCuda()
-    want_b = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    b = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    launch_plan = LaunchPlan(dev, emitted, b)
+    want_b = prepare(dev, lowered, feeds)
+    b = prepare(dev, lowered, feeds)
+    launch_plan = LaunchPlan(dev, lowered, b)
     graph = CudaGraph(dev, launch_plan)
     assert launch_plan.zeroed
     for addr, nbytes in launch_plan.zeroed:
         dev.fill(addr, nbytes, 1)
     graph.replay()
-    emitted.launches(dev, want_b)
-    want, got = results(dev, want_b, emitted.RESULTS), results(dev, b, emitted.RESULTS)
+    launch(dev, lowered, want_b)
+    want, got = results(dev, lowered, want_b), results(dev, lowered, b)
     assert all(want[n].tobytes() == got[n].tobytes() for n in want)
 
 

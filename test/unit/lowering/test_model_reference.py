@@ -24,8 +24,7 @@ from lanearena import api
 from lanearena.frontend import DecoderConfig, decoder_step, load
 from lanearena.lowering import compile as lowering
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import random_feeds
+from lanearena.lowering.runtime import random_feeds, run_step
 
 from ..support.reference_step import attention
 
@@ -164,7 +163,7 @@ def run(c: DecoderConfig, seed: int, start: int | None = None) -> tuple[dict, di
     if start is not None:
         feeds["pos"] = (start + np.arange(c.rows)).astype(np.int32)
     got = lowering.run(p, NumpyDevice(), feeds)
-    unplaced = load_module(p.unshared_source()).run(NumpyDevice(), feeds)
+    unplaced = run_step(NumpyDevice(), p.unshared, feeds)
     for name, value in got.items():
         assert np.array_equal(value, unplaced[name]), name
     return got, feeds

@@ -1,0 +1,80 @@
+"""The `Lowered` value and its printer: the printed module builds the very value it was printed from, runs alone in a
+fresh process to the results of the reference layout (nothing shared), and every pointer of every launch lies in a
+buffer of the step."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lanearena import api
+from lanearena.frontend import decoder_step, load
+from lanearena.lowering.compile import placed
+from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.lowered import Pointer
+from lanearena.lowering.runtime import load as load_module
+from lanearena.lowering.runtime import max_abs_err, random_feeds, run_step
+from lanearena.model import Role
+
+CONFIGS = ["tiny", "tiny-moe", "tiny-prefill"]
+NUMERICS = ["f32", "int8", "int8x2"]
+
+
+def _placed(config: str, numerics: str):
+    return placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("numerics", NUMERICS)
+def test_the_printed_module_builds_the_value_it_was_printed_from(config, numerics):
+    p = _placed(config, numerics)
+    source = p.source()
+    assert source.isascii()
+    assert p.lowered == load_module(source).LOWERED
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_every_pointer_lies_in_a_buffer_and_every_feed_is_bound_once(config):
+    p = _placed(config, "int8")
+    low = p.lowered
+    pointers = [a for launch in low.launches for a in launch.args if isinstance(a, Pointer)]
+    assert pointers and all(0 <= q.buffer < len(low.buffers) for q in pointers)
+    assert all(q.offset <= low.buffers[q.buffer].bytes for q in pointers)
+    assert {n for n, f in low.feeds.items() if f.role is Role.WEIGHT} == {
+        t.name for t in p.step.tensors.values() if t.role is Role.WEIGHT and t.view_of is None
+    }
+    for f in low.feeds.values():
+        assert f.offset + f.length * (1 if f.elem == "i8" else 4) <= low.buffers[f.buffer].bytes
+
+
+_FRESH = """
+import sys
+import numpy as np
+from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.runtime import load
+
+step = load(open(sys.argv[1]).read())
+feeds = dict(np.load(sys.argv[2]))
+np.savez(sys.argv[3], **step.run(NumpyDevice(), feeds))
+"""
+
+
+@pytest.mark.parametrize("config", ["tiny", "tiny-moe"])
+def test_a_printed_module_runs_alone_in_a_fresh_process(config, tmp_path):
+    """Printed, written and run by another Python process: its results are those of the unshared layout run here
+    (no two arrays sharing bytes), exactly."""
+    p = _placed(config, "int8")
+    module, feeds_file, out = tmp_path / "step.py", tmp_path / "feeds.npz", tmp_path / "out.npz"
+    module.write_text(p.source())
+    feeds = random_feeds(p.step, 5)
+    np.savez(feeds_file, **feeds)
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH, str(module), str(feeds_file), str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    got = dict(np.load(out))
+    assert sorted(got) == sorted(p.lowered.results)
+    assert max_abs_err(got, run_step(NumpyDevice(), p.unshared, feeds)) == 0.0
