@@ -27,13 +27,14 @@ from lanearena.cli.profile import profile_step
 from lanearena.cli.profile import table as profile_table
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import new_device, placed, resolve_backend
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.graph import CudaGraph, time_step
-from lanearena.lowering.lowered import Lowered
-from lanearena.lowering.plan import LaunchPlan
-from lanearena.lowering.runtime import fed, launch, max_abs_err, prepare, random_feeds, results, run_step
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.replay.graph import CudaGraph, time_step
+from lanearena.lowering.replay.launch_plan import LaunchPlan
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.backend import new_device, resolve_backend
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import fed, launch, max_abs_err, prepare, random_feeds, results, run_step
 from lanearena.model import Role
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
-"""The host's cost a launch of a decode step: the plain path (`runtime.launch(dev, lowered, b)`, arguments resolved
-and handed over a launch at a time) against the static launch plan (`plan.LaunchPlan`, packed once), both on a
+"""The host's cost a launch of a decode step: the plain path (`execute.launch(dev, lowered, b)`, arguments resolved
+and handed over a launch at a time) against the static launch plan (`launch_plan.LaunchPlan`, packed once), both on a
 device whose launches do nothing, measured in the same run, interleaved, so that only the Python each path spends a
 launch is counted.
 
@@ -16,10 +16,10 @@ import time
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed
-from lanearena.lowering.lowered import Lowered
-from lanearena.lowering.plan import LaunchPlan
-from lanearena.lowering.runtime import launch
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.replay.launch_plan import LaunchPlan
+from lanearena.lowering.runtime.execute import launch
 
 
 class NullDevice:

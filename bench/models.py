@@ -19,7 +19,8 @@ from pathlib import Path
 from lanearena import api
 from lanearena.analysis.lifetimes import problem
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import Placed, compare, placed
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.serving.compare import compare
 
 CONFIGS = Path(__file__).resolve().parents[1] / "examples" / "configs"
 MODELS = ("llama-3.2-1b", "mistral-7b-v0.3", "qwen2.5-0.5b", "mixtral-8x7b-v0.1", "qwen1.5-moe-a2.7b")

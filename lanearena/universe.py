@@ -40,7 +40,7 @@ def _memref_place():
 
 
 def _pycuda():
-    from lanearena.lowering.target import LanePycuda
+    from lanearena.lowering.codegen.target import LanePycuda
 
     return LanePycuda
 

@@ -13,8 +13,8 @@ import numpy as np
 from lanearena.cli.memory import added_bytes, available_memory, check_memory
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
-from lanearena.lowering.session import Admit, Session
-from lanearena.lowering.weights import RandomWeights, WeightSource
+from lanearena.lowering.serving.session import Admit, Session
+from lanearena.lowering.serving.weights import RandomWeights, WeightSource
 from lanearena.model import Step
 
 DEFAULT_TOKENS = 16

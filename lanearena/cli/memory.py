@@ -4,7 +4,7 @@ drawn or read rather than the system killing the process half way."""
 from __future__ import annotations
 
 from lanearena.errors import UserError
-from lanearena.lowering.runtime import fed
+from lanearena.lowering.runtime.execute import fed
 from lanearena.model import Form, Role, Step, array_bytes
 
 OVERHEAD = 300 * 10**6

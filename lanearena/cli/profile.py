@@ -21,10 +21,10 @@ from lanearena.dialects.base import tensor_def, tensor_type
 from lanearena.dialects.kernel import KernelOp
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import placed
-from lanearena.lowering.lowered import Lowered
-from lanearena.lowering.runtime import prepare, random_feeds
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.execute import prepare, random_feeds
 from lanearena.model import QBLOCK, Form, Role
 
 
@@ -87,8 +87,8 @@ def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
 def profile_step(dev, op: lane.StepOp, lowered: Lowered, b: list[int], runs: int) -> tuple[list[KindTime], float, str]:
     """Each kind's GPU time and bytes a step of placed `op`, lowered to `lowered` and prepared in buffers `b` on
     `dev` (a `CudaDevice`); the step's GPU time (us) and the bandwidth's figure."""
-    from lanearena.lowering.graph import CudaGraph
-    from lanearena.lowering.plan import LaunchPlan
+    from lanearena.lowering.replay.graph import CudaGraph
+    from lanearena.lowering.replay.launch_plan import LaunchPlan
 
     timed, spacer = LaunchPlan(dev, lowered, b), CudaGraph(dev, LaunchPlan(dev, lowered, b))
     events = [dev.driver.Event() for _ in range(len(timed) + 1)]

@@ -2,7 +2,7 @@
 model directory with its safetensors weights): build, place, verify, lower, run on the GPU where PyCUDA and a
 device are (else on the numpy runtime), and compare with the run in which no two arrays share bytes. With a prompt
 (`--prompt-ids`, or `--prompt` through the directory's tokenizer.json), it generates instead: the prompt through the
-prefill step, then `--generate` greedy decode steps, the caches kept on the device (`lowering.session`)."""
+prefill step, then `--generate` greedy decode steps, the caches kept on the device (`lowering.serving.session`)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, is_model_directory
-from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
-from lanearena.lowering.runtime import unshared
-from lanearena.lowering.weights import WeightSource
+from lanearena.lowering.codegen.placed import placed, unshared
+from lanearena.lowering.runtime.backend import resolve_backend
+from lanearena.lowering.serving.compare import compare, gpu_timing
+from lanearena.lowering.serving.weights import WeightSource
 
 COMPARISON_COPIES = 4
 """Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's

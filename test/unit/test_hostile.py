@@ -27,14 +27,15 @@ from lanearena.cli.io import write_output
 from lanearena.errors import UserError
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import compare, placed
-from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.lowered import Pointer
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.codegen.target import lower_module
 from lanearena.lowering.kernels import moe, ptx
-from lanearena.lowering.lower import lower
-from lanearena.lowering.lowered import Pointer
-from lanearena.lowering.runtime import load, random_feeds
-from lanearena.lowering.target import lower_module
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import load, random_feeds
+from lanearena.lowering.serving.compare import compare
 from lanearena.passes.place import LaneArenaPlace
 from lanearena.passes.verify import LaneArenaVerify
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from lanearena.lowering.kernels.base import THREADS
-from lanearena.lowering.quant import Quantized
+from lanearena.lowering.runtime.quant import Quantized
 from lanearena.model import QBLOCK
 
 F32 = np.float32

@@ -13,8 +13,9 @@ from lanearena.cli.profile import kinds, label, moved
 from lanearena.dialects.base import tensor_type
 from lanearena.dialects.kernel import KernelOp
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering import cuda, kernels
-from lanearena.lowering.compile import placed
+from lanearena.lowering import kernels
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime import cuda
 
 
 def test_without_a_gpu_profile_says_so_and_exits_0():

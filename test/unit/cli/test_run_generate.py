@@ -13,7 +13,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from lanearena.cli import main
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
-from lanearena.lowering.session import Session
+from lanearena.lowering.serving.session import Session
 
 from ..support.checkpoints import tiny
 

@@ -13,9 +13,8 @@ from lanearena.cli import main, memory
 from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed
-from lanearena.lowering.runtime import unshared
-from lanearena.lowering.weights import kept
+from lanearena.lowering.codegen.placed import placed, unshared
+from lanearena.lowering.serving.weights import kept
 from lanearena.model import Role
 
 

@@ -97,8 +97,8 @@ def test_an_outside_kind_registered_in_the_group_is_seen_by_every_command(tmp_pa
             sys.executable,
             "-c",
             "import numpy as np\n"  # the module imports mine_kinds, which registers mine_mean's twin
-            "from lanearena.lowering.device import NumpyDevice\n"
-            "from lanearena.lowering.runtime import load\n"
+            "from lanearena.lowering.runtime.device import NumpyDevice\n"
+            "from lanearena.lowering.runtime.execute import load\n"
             f"step = load(open({str(module)!r}).read())\n"
             "x = np.ones((3, 2500), np.float32) * np.arange(1, 4, dtype=np.float32)[:, None]\n"
             "print(step.run(NumpyDevice(), {'x': x})['m'].tolist())\n",

@@ -18,10 +18,11 @@ import lanearena.cli
 from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.lowering.compile import compare, placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.lower import lower
-from lanearena.lowering.runtime import max_abs_err, random_feeds, run_step
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import Form
 
 CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"

@@ -13,12 +13,13 @@ import pytest
 from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import StepBuilder, decoder_step, load
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import Placed, compare, placed, run
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.lower import lower
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import max_abs_err, random_feeds, run_step
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import load as load_module
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run, run_step
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import Form
 
 from .test_reference_step import held_to_the_reference

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from lanearena import api, placement
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.frontend.decoder import DecoderConfig, decoder_step
-from lanearena.lowering.compile import Placed, compare, placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.lower import lower
-from lanearena.lowering.runtime import max_abs_err, random_feeds, run_step
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import QBLOCK, Form, Step, home
 
 from .test_reference_step import held_to_the_reference

@@ -15,9 +15,9 @@ import types
 import pytest
 
 from lanearena.cli import main as cli_main
-from lanearena.lowering import cuda
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.plan import unpack
+from lanearena.lowering.replay.launch_plan import unpack
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.device import NumpyDevice
 
 from ..support.bench import script
 
@@ -139,10 +139,10 @@ def test_a_graph_resets_its_counters_before_its_launches(simulated_gpu):
     """A counter left non-zero (as by a launch that failed half way) is zero again when the graph runs."""
     from lanearena import api
     from lanearena.frontend import decoder_step, load
-    from lanearena.lowering.compile import placed
-    from lanearena.lowering.graph import CudaGraph
-    from lanearena.lowering.plan import LaunchPlan
-    from lanearena.lowering.runtime import launch, prepare, random_feeds, results
+    from lanearena.lowering.codegen.placed import placed
+    from lanearena.lowering.replay.graph import CudaGraph
+    from lanearena.lowering.replay.launch_plan import LaunchPlan
+    from lanearena.lowering.runtime.execute import launch, prepare, random_feeds, results
 
     p = placed(api.place(decoder_step(load("tiny")), "greedy"))
     lowered = p.lowered

@@ -12,8 +12,8 @@ from xdsl.ir import SSAValue
 from lanearena.dialects import lane
 from lanearena.errors import UserError
 from lanearena.lowering import kernels
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.quant import quantize
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.quant import quantize
 from lanearena.model import QBLOCK, Form, Numerics, Role, Step, Tensor
 from lanearena.seedhelpers import ARGMAX_BLOCK
 

@@ -12,11 +12,11 @@ import pytest
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.lowered import Pointer
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import max_abs_err, random_feeds, run_step
+from lanearena.lowering.codegen.lowered import Pointer
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import load as load_module
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
 from lanearena.model import Role
 
 CONFIGS = ["tiny", "tiny-moe", "tiny-prefill"]
@@ -53,8 +53,8 @@ def test_every_pointer_lies_in_a_buffer_and_every_feed_is_bound_once(config):
 _FRESH = """
 import sys
 import numpy as np
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import load
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import load
 
 step = load(open(sys.argv[1]).read())
 feeds = dict(np.load(sys.argv[2]))

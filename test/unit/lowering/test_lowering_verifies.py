@@ -9,7 +9,7 @@ import pytest
 
 from lanearena import api
 from lanearena.errors import UserError
-from lanearena.lowering.target import lower_module
+from lanearena.lowering.codegen.target import lower_module
 
 CORRUPT = Path(__file__).parents[2] / "filecheck" / "lower" / "corrupt.mlir"
 """examples/decode.mlir placed, with q's plain array moved over the scratch `fp` that is live while q is written."""

@@ -9,10 +9,10 @@ import pytest
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.plan import LaunchPlan, pack, unpack
-from lanearena.lowering.runtime import launch, prepare, random_feeds, results
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.replay.launch_plan import LaunchPlan, pack, unpack
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import launch, prepare, random_feeds, results
 from lanearena.model import QBLOCK, Role
 
 from ..support.bench import script

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from lanearena import api, placement
 from lanearena.frontend import StepBuilder
-from lanearena.lowering.compile import Placed, placed, run
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import max_abs_err, random_feeds, run_step
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run, run_step
 
 from ..support import reference_step
 from ..support.kernel_steps import kernel_steps

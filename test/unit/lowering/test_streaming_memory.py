@@ -81,7 +81,7 @@ _PROBE = """
 import sys
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
-from lanearena.lowering.session import Session
+from lanearena.lowering.serving.session import Session
 
 c = load(sys.argv[1], ["numerics=int8"])
 s = Session(c, Checkpoint(sys.argv[1], c), chunk=8)

@@ -18,7 +18,7 @@ from lanearena.dialects import arena, lane
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step
 from lanearena.frontend.configs import CONFIGS
-from lanearena.lowering.lowered import Pointer
+from lanearena.lowering.codegen.lowered import Pointer
 from lanearena.model import Form, aligned
 from lanearena.passes.convert import plan_of, steps
 

@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from lanearena.errors import UserError
+from lanearena.lowering.codegen.lowered import Argument, Binding, Buffer, Launch, Lowered, Pointer
 from lanearena.lowering.kernels import twin_of
-from lanearena.lowering.lowered import Argument, Binding, Buffer, Launch, Lowered, Pointer
 
 
 def _lit(value: str) -> str:
@@ -84,9 +84,9 @@ def emit(lowered: Lowered) -> str:
     lines = [
         _lit(doc),
         "",
-        "from lanearena.lowering.lowered import Binding, Buffer, Launch, Lowered",
-        "from lanearena.lowering.lowered import Pointer as P",
-        "from lanearena.lowering.runtime import f32, i32, run_step",
+        "from lanearena.lowering.codegen.lowered import Binding, Buffer, Launch, Lowered",
+        "from lanearena.lowering.codegen.lowered import Pointer as P",
+        "from lanearena.lowering.runtime.execute import f32, i32, run_step",
         "from lanearena.model import Numerics, Role",
         *imports,
         "",

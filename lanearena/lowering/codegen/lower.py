@@ -1,5 +1,5 @@
 """`lane-pycuda`'s code generation: a placed step (its launch ops, and the step and arena read from its IR once, as
-`lowering.compile.placed` gives them) as one `Lowered` value: the arena allocated once, every counter at an aligned
+`codegen.placed.placed` gives them) as one `Lowered` value: the arena allocated once, every counter at an aligned
 offset of one zeroed allocation, each array outside the arena in a buffer of its own, every tensor the caller feeds
 or reads back bound to its buffer and offset, and the kernel launches of every launch op in order."""
 
@@ -17,8 +17,8 @@ from lanearena.dialects.base import tensor_def
 from lanearena.dialects.located import where
 from lanearena.errors import UserError
 from lanearena.lowering import kernels
+from lanearena.lowering.codegen.lowered import Argument, Binding, Buffer, Launch, Lowered, Pointer
 from lanearena.lowering.kernels import KernelCall
-from lanearena.lowering.lowered import Argument, Binding, Buffer, Launch, Lowered, Pointer
 from lanearena.model import ELEMENT_BYTES, QBLOCK, Form, Role, Step, Tensor, aligned, home_start, quant_parts
 
 COUNTERS = "counters"
@@ -157,7 +157,7 @@ def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Bin
 
 
 def lower(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> Lowered:
-    """The launches of `op` (which is `step`) over the buffers of `plan`. It trusts `plan`: `lowering.compile.placed`
+    """The launches of `op` (which is `step`) over the buffers of `plan`. It trusts `plan`: `codegen.placed.placed`
     verifies a placement before anything lowers it."""
     lay = layout(step, plan)
     addresses = _Addresses(lay.buffers)

@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lanearena.lowering.lowered import Lowered
-from lanearena.lowering.plan import LaunchPlan
-from lanearena.lowering.runtime import launch
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.replay.launch_plan import LaunchPlan
+from lanearena.lowering.runtime.execute import launch
 
 
 def driver_bindings():

@@ -3,7 +3,7 @@ launches over one set of buffers are resolved once, each kernel's parameters pac
 takes, and replayed with one call a launch and no Python work besides: no argument packing, no lookups, no numpy
 scalars made.
 
-The plain `runtime.launch(dev, lowered, b)` stays the reference path (and the numpy runtime's); a plan replays
+The plain `execute.launch(dev, lowered, b)` stays the reference path (and the numpy runtime's); a plan replays
 exactly what it launches. A device launches a packed parameter buffer through its `launcher(kernel)` where it has one
 (PyCUDA's launch of a buffer, see `cuda.CudaDevice`); any other device (the numpy runtime) gets its parameters back
 unpacked as the kernel's PTX declares them and launched through `launch`, so the CPU runs the very bytes the GPU is
@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from lanearena.lowering.codegen.lowered import Lowered
 from lanearena.lowering.kernels import ptx
-from lanearena.lowering.lowered import Lowered
 
 Launcher = Callable[[tuple, tuple, bytes, int, object], None]
 """A device's launch of one kernel from packed parameters: `(grid, block, params, shared_bytes, stream)`."""
@@ -77,7 +77,7 @@ def launcher(dev, kernel: str) -> Launcher:
 
 class LaunchPlan:
     """The launches of `lowered` over buffers `b` on `dev`, resolved and packed once: `replay()` launches them all,
-    in order, as `runtime.launch(dev, lowered, b)` does. `zeroed` are the counters' buffers (address, bytes; one at
+    in order, as `execute.launch(dev, lowered, b)` does. `zeroed` are the counters' buffers (address, bytes; one at
     most, see `lower.layout`), which each launch that uses a counter leaves zero and which a CUDA graph resets
     before its launches."""
 

@@ -4,18 +4,17 @@ reference run in which nothing shares bytes."""
 
 from __future__ import annotations
 
-import dataclasses
 import types
 from collections.abc import Mapping
 
 import numpy as np
 
-from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
-from lanearena.lowering.lowered import Binding, Lowered
-from lanearena.lowering.quant import packed, quantize
-from lanearena.model import Role, Step, Tensor, aligned
+from lanearena.lowering.codegen.lowered import Binding, Lowered
+from lanearena.lowering.codegen.placed import Placed
+from lanearena.lowering.runtime.quant import packed, quantize
+from lanearena.model import Role, Step, Tensor
 
 u64, i32, f32 = np.uint64, np.int32, np.float32
 
@@ -100,18 +99,6 @@ def load(source: str, name: str = "lanearena_step") -> types.ModuleType:
     return module
 
 
-def unshared(plan: ArenaPlan) -> ArenaPlan:
-    """`plan` with every array and scratch at bytes of its own: the reference that a placement must match."""
-    offset, arrays, scratch = 0, [], []
-    for a in plan.arrays:
-        arrays.append(dataclasses.replace(a, offset=offset))
-        offset += aligned(a.bytes, plan.align)
-    for s in plan.scratch:
-        scratch.append(dataclasses.replace(s, offset=offset))
-        offset += aligned(s.bytes, plan.align)
-    return dataclasses.replace(plan, bytes=offset, arrays=arrays, scratch=scratch, algorithm="unshared")
-
-
 def _uses(step: Step) -> dict[str, list[tuple[str, dict[str, str], object]]]:
     """How each tensor is used: (operand name, the launch's tensors by operand name, launch) for every launch operand
     it fills."""
@@ -175,3 +162,8 @@ def max_abs_err(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> flo
         diff = np.abs(np.nan_to_num(x) - np.nan_to_num(y))
         worst = max(worst, float(diff.max(initial=0.0)))
     return worst
+
+
+def run(step: Placed, device, feeds) -> dict[str, np.ndarray]:
+    """The placed `step`'s outputs and state on `device` (see `new_device`) from `feeds` (see `random_feeds`)."""
+    return run_step(device, step.lowered, feeds)

@@ -21,10 +21,11 @@ from xdsl.utils.exceptions import DiagnosticException
 from lanearena.errors import UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
-from lanearena.lowering.compile import new_device, placed
-from lanearena.lowering.lowered import Lowered
-from lanearena.lowering.runtime import launch, poison, prepare, read
-from lanearena.lowering.weights import KEPT, Held, WeightSource, kept, put
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.backend import new_device
+from lanearena.lowering.runtime.execute import launch, poison, prepare, read
+from lanearena.lowering.serving.weights import KEPT, Held, WeightSource, kept, put
 from lanearena.model import Role, Step
 from lanearena.passes.place import place_module
 

@@ -10,8 +10,8 @@ from typing import Protocol
 
 import numpy as np
 
-from lanearena.lowering.lowered import Lowered
-from lanearena.lowering.quant import quantize
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.runtime.quant import quantize
 from lanearena.model import ALIGN, QBLOCK, Role, aligned
 
 SLICE = 1 << 22
@@ -43,7 +43,7 @@ def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN) ->
 
 
 class RandomWeights:
-    """Weights drawn at random as `runtime.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
+    """Weights drawn at random as `execute.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
     from one generator of `seed` in the order the names are asked for, each drawn a slice at a time so that no
     float64 copy of a whole tensor is made."""
 
