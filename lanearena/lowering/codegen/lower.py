@@ -134,10 +134,14 @@ def _argument(value, addresses: _Addresses) -> Argument:
     raise TypeError(f"unexpected kernel argument {value!r}")
 
 
+def _dims(dims: tuple) -> tuple[int, int, int]:
+    x, y, z = map(int, dims)
+    return x, y, z
+
+
 def _launch(index: int, op: lane.KernelOp, c: KernelCall, addresses: _Addresses) -> Launch:
     args = tuple(_argument(a, addresses) for a in c.args)
-    grid, block = (tuple(int(n) for n in dims) for dims in (c.grid, c.block))
-    return Launch(index, op.kind, type(op), c.kernel, grid, block, args)  # type: ignore[arg-type]
+    return Launch(index, op.kind, type(op), c.kernel, _dims(c.grid), _dims(c.block), args)
 
 
 def bindings(step: Step, lay: Layout) -> tuple[dict[str, Binding], dict[str, Binding]]:

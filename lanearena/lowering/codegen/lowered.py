@@ -71,14 +71,19 @@ class Launch:
     block: tuple[int, int, int]
     args: tuple[Argument, ...]
 
+    def args_at(self, b: Sequence[int]) -> tuple:
+        """The arguments over buffers at addresses `b`, as the kernel takes them: every pointer an `np.uint64`
+        device address (0 for null)."""
+        return tuple(
+            np.uint64(b[a.buffer] + a.offset) if type(a) is Pointer else _NULL if a is None else a for a in self.args
+        )
+
     def call(self, b: Sequence[int]) -> KernelCall:
-        """This launch over buffers at addresses `b`: every pointer an `np.uint64` device address."""
-        args = tuple(_address(a, b) if a is None or isinstance(a, Pointer) else a for a in self.args)
-        return KernelCall(self.kernel, self.grid, self.block, args)
+        """This launch over buffers at addresses `b`."""
+        return KernelCall(self.kernel, self.grid, self.block, self.args_at(b))
 
 
-def _address(p: Pointer | None, b: Sequence[int]) -> np.uint64:
-    return np.uint64(0 if p is None else b[p.buffer] + p.offset)
+_NULL = np.uint64(0)
 
 
 @dataclass(frozen=True)

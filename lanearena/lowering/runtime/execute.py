@@ -68,8 +68,8 @@ def poison(dev, lowered: Lowered, b: list[int]) -> None:
 
 def launch(dev, lowered: Lowered, b: list[int]) -> None:
     """Every launch of `lowered`, in order, on `dev` over its buffers at addresses `b` (the plain path)."""
-    for c in lowered.calls(b):
-        dev.launch(c.kernel, c.grid, c.block, c.args)
+    for one in lowered.launches:
+        dev.launch(one.kernel, one.grid, one.block, one.args_at(b))
 
 
 def read(dev, b: list[int], binding: Binding) -> np.ndarray:
