@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from lanearena import api
-from lanearena.cli import main, memory
+from lanearena.cli import generation, main, memory
 from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering.codegen.placed import placed, unshared
-from lanearena.lowering.serving.weights import kept
+from lanearena.lowering.serving.weights import RandomWeights, kept
 from lanearena.model import Role
 
 
@@ -45,6 +45,27 @@ def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, cap
     monkeypatch.undo()
     monkeypatch.setattr(run_cli, "available_memory", lambda: need + 1)
     assert main(["run", "--quiet", "--backend", "numpy"]) == 0
+
+
+def test_generation_past_the_free_memory_is_refused_before_a_weight_is_made(monkeypatch, capsys):
+    """The session's first step is admitted against the memory free before any weight is made: its own buffers, its
+    weights and state, its largest weight once more in f32, and the process (counted here from the lowered step)."""
+    p, step, _ = _placed("tiny", "rows=1")
+    low = p.lowered
+    held = sum(t.bytes for t in kept([low]).values())
+    shared = {f.buffer for f in low.feeds.values() if f.role in (Role.WEIGHT, Role.STATE)}
+    own = sum(b.bytes for k, b in enumerate(low.buffers) if k not in shared)
+    largest = max(4 * t.length for t in step.tensors.values() if t.role is Role.WEIGHT)
+    need = own + held + largest + memory.OVERHEAD
+    made = []
+    monkeypatch.setattr(RandomWeights, "values", lambda self, name, shape: made.append(name))
+    monkeypatch.setattr(generation, "available_memory", lambda: need - 1)
+    args = ["run", "--quiet", "--backend", "numpy", "--algorithm", "best", "--prompt-ids", "1,2", "--generate", "1"]
+    assert main(args) == 2
+    assert "needs about" in capsys.readouterr().err and made == []
+    monkeypatch.undo()
+    monkeypatch.setattr(generation, "available_memory", lambda: need)
+    assert main(args) == 0
 
 
 def test_where_the_system_does_not_say_the_run_goes_ahead():
