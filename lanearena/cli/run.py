@@ -20,7 +20,7 @@ from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, is_model_directory
-from lanearena.lowering.codegen.placed import placed, unshared
+from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.backend import resolve_backend
 from lanearena.lowering.serving.compare import compare, gpu_timing
 from lanearena.lowering.serving.weights import WeightSource
@@ -114,7 +114,7 @@ def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend:
     step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
     if backend == "numpy":
-        need = run_bytes(step.step, step.plan.bytes + unshared(step.plan).bytes, COMPARISON_COPIES)
+        need = run_bytes(step.step, step.plan.bytes + step.unshared.arena_bytes, COMPARISON_COPIES)
         check_memory(config.name, need, available_memory())
     show(f"running {len(step.step.launches)} launches on {backend}")
     t = time.perf_counter()

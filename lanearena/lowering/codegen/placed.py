@@ -43,7 +43,7 @@ class Placed:
     def unshared(self) -> Lowered:
         """The same launches lowered with every arena array and scratch at bytes of its own: the reference a
         placement must match."""
-        return lower(self.op, self.step, unshared(self.plan), self.qblock)
+        return lower(self.op, self.step, unshared_plan(self.plan), self.qblock)
 
     def source(self) -> str:
         """The Python module that runs the step as its IR places it (what `-t lane-pycuda` prints)."""
@@ -77,7 +77,7 @@ def placed(module: ModuleOp | lane.StepOp, qblock: int = QBLOCK) -> Placed:
     return Placed(op, step, plan, qblock)
 
 
-def unshared(plan: ArenaPlan) -> ArenaPlan:
+def unshared_plan(plan: ArenaPlan) -> ArenaPlan:
     """`plan` with every array and scratch at bytes of its own: the reference that a placement must match."""
     offset, arrays, scratch = 0, [], []
     for a in plan.arrays:

@@ -13,7 +13,7 @@ from lanearena.cli import generation, main, memory
 from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.codegen.placed import placed, unshared
+from lanearena.lowering.codegen.placed import placed, unshared_plan
 from lanearena.lowering.serving.weights import RandomWeights, kept
 from lanearena.model import Role
 
@@ -36,7 +36,7 @@ def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
 
 def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, capsys):
     _, step, plan = _placed("tiny")
-    need = memory.run_bytes(step, plan.bytes + unshared(plan).bytes, run_cli.COMPARISON_COPIES)
+    need = memory.run_bytes(step, plan.bytes + unshared_plan(plan).bytes, run_cli.COMPARISON_COPIES)
     monkeypatch.setattr(run_cli, "available_memory", lambda: need - 1)
     monkeypatch.setattr(run_cli, "compare", lambda *a, **k: pytest.fail("ran past the memory check"))
     assert main(["run", "--quiet", "--backend", "numpy"]) == 2
