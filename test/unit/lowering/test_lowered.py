@@ -4,20 +4,26 @@ buffer of the step."""
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
+from lanearena.lowering.codegen.lower import COUNTERS, layout
 from lanearena.lowering.codegen.lowered import Pointer
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import load as load_module
 from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
 from lanearena.model import Role
+
+from ..support.kernel_steps import kernel_steps
 
 CONFIGS = ["tiny", "tiny-moe", "tiny-prefill"]
 NUMERICS = ["f32", "int8", "int8x2"]
@@ -78,3 +84,29 @@ def test_a_printed_module_runs_alone_in_a_fresh_process(config, tmp_path):
     got = dict(np.load(out))
     assert sorted(got) == sorted(p.lowered.results)
     assert max_abs_err(got, run_step(NumpyDevice(), p.unshared, feeds)) == 0.0
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(kernel_steps(), st.sampled_from([16, 64, 256]))
+def test_every_counter_has_aligned_zeroed_bytes_of_its_own_in_one_allocation(drawn, align):
+    """Drawn steps of every kind: the counters the placement lists each get `align`-aligned bytes of their own
+    (as many as the counter asks, none shared with another), all in one zeroed allocation that holds nothing else
+    and is no arena byte; a step without counters has no such allocation."""
+    api.place(drawn.module, "greedy", align=align)
+    p = placed(drawn.module)
+    lay = layout(p.step, p.plan)
+    zeroed = [k for k, b in enumerate(lay.buffers) if b.zeroed]
+    if not p.plan.counters:
+        assert zeroed == []
+        return
+    (k,) = zeroed
+    assert k != 0 and lay.buffers[k].name == COUNTERS
+    spans = sorted((lay.scratch[(c.launch, c.tag)].offset, c.bytes) for c in p.plan.counters)
+    assert all(lay.scratch[(c.launch, c.tag)].buffer == k for c in p.plan.counters)
+    assert all(at % align == 0 for at, _ in spans)
+    assert all(a + n <= b for (a, n), (b, _) in itertools.pairwise(spans))
+    assert spans[-1][0] + spans[-1][1] <= lay.buffers[k].bytes
+    assert all(q.buffer != k for q in lay.arrays.values())
+    assert all(
+        q.buffer != k for key, q in lay.scratch.items() if key not in {(c.launch, c.tag) for c in p.plan.counters}
+    )
