@@ -1,0 +1,212 @@
+// Attention with what feeds it, in one launch (rope_attention.py's kinds): a decode row's q heads and k (normed where
+// the gains are given), turned by the row's position, k and v appended to the caches, and attention over the
+// positions seen, split in chunks sized at run time from the position: a block a chunk of a kv group, every q head of
+// the group in it (the group's key and value rows read once), each warp with IN_FLIGHT positions in flight.
+#include "common.cuh"
+#include "rope.cuh"
+
+#define HD_MAX 256     // a head's values: HD_MAX / 32 a lane
+#define GROUP_MAX 8    // q heads a kv head serves
+#define IN_FLIGHT 2    // positions a warp reads and scores at a time
+#define GRAIN (WARPS * IN_FLIGHT)  // a chunk is a whole number of these: every warp takes a full step
+
+// exp(m - top), or 0 for a softmax that saw no position (m = -inf), whatever top is.
+__device__ __forceinline__ float kept(float m, float top) { return m == -INFINITY ? 0.f : expf(m - top); }
+
+// The positions each of `splits` chunks takes of the `seen` a row sees: ceil(seen / splits) rounded up to GRAIN
+// (the kind's chunk_size, CHUNK_GRAIN = GRAIN), so the chunks past ceil(seen / chunk) see none.
+__device__ __forceinline__ int chunk_size(int seen, int splits) {
+  const int even = (seen + splits - 1) / splits;
+  return (even + GRAIN - 1) / GRAIN * GRAIN;
+}
+
+// Row x of hd values (shared memory) normed in place by one warp: x / sqrt(mean(x^2) + eps) * gain.
+__device__ void warp_norm(float* x, const float* gain, int hd, float eps) {
+  const int lane = threadIdx.x & 31;
+  float ss = 0.f;
+  for (int i = lane; i < hd; i += 32) ss = fmaf(x[i], x[i], ss);
+  const float inv = 1.f / sqrtf(warp_sum(ss) / (float)hd + eps);
+  for (int i = lane; i < hd; i += 32) x[i] = x[i] * inv * gain[i];
+  __syncwarp();
+}
+
+// Row x of hd values (shared memory) replaced by one warp with what its two words stand for: s = max|x| / 127,
+// hi = clamp(rint(x / s)), lo = clamp(rint((x / s - hi) * 127)), x = (hi + lo / 127) * s; 0 where s is 0.
+__device__ void warp_two_words(float* x, int hd) {
+  const int lane = threadIdx.x & 31;
+  float top = 0.f;
+  for (int i = lane; i < hd; i += 32) top = fmaxf(top, fabsf(x[i]));
+  const float s = warp_max(top) / 127.f;
+  for (int i = lane; i < hd; i += 32) {
+    float y = 0.f;
+    if (s != 0.f) {
+      const float t = x[i] / s;
+      const float hi = fminf(fmaxf(rintf(t), -127.f), 127.f);
+      const float lo = fminf(fmaxf(rintf((t - hi) * 127.f), -127.f), 127.f);
+      y = (hi + lo / 127.f) * s;
+    }
+    x[i] = y;
+  }
+  __syncwarp();
+}
+
+// The decode row at p = pos[0] (nothing where p lies outside [0, length)); grid (splits, kv_heads).
+// Block (c, g): q heads [g * group, (g + 1) * group) and kv head g of k and v (heads of `hd`), normed by q_gain and
+// k_gain where not null, their first `rot` values turned at p (rope's `frequency`, its scaling); k and v in two words
+// where `two_words`. The block whose chunk holds p writes them at p into the caches (rows of kv_heads * hd). It scores
+// each head against the cache positions of chunk c of those p sees, [window_start(p, window), p], chunk_size long,
+// the new row's from shared memory; one chunk (splits = 1) writes out = softmax(scores / sqrt(hd)) . values. Else
+// each chunk writes each head's (max, sum of exp(score - max), sum of exp(score - max) * value) to
+// ap[heads, splits, hd + 2], and the last of a group's chunks to arrive at ac[g] folds them in chunk order.
+extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, float* ap, int* ac, const float* q,
+                                          const float* k, const float* v, const int* pos, const float* q_gain,
+                                          const float* k_gain, int heads, int kv_heads, int hd, int length,
+                                          int window, float eps, int rot, float theta, int scaling, float factor,
+                                          float low, float high, int original, int two_words) {
+  const int c = blockIdx.x, g = blockIdx.y, splits = gridDim.x, group = heads / kv_heads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int p = pos[0];
+  if (p < 0 || p >= length) return;
+  const int width = kv_heads * hd, first = window_start(p, window), chunk = chunk_size(p + 1 - first, splits);
+  const int t0 = first + c * chunk, t1 = min(t0 + chunk, p + 1);
+
+  __shared__ float sq[GROUP_MAX * HD_MAX], sk[HD_MAX], sv[HD_MAX];
+  for (int i = threadIdx.x; i < group * hd; i += blockDim.x) sq[i] = q[(long)g * group * hd + i];
+  for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+    sk[i] = k[(long)g * hd + i];
+    sv[i] = v[(long)g * hd + i];
+  }
+  __syncthreads();
+  if (q_gain) {
+    for (int row = warp; row <= group; row += WARPS)
+      warp_norm(row < group ? sq + row * hd : sk, row < group ? q_gain : k_gain, hd, eps);
+    __syncthreads();
+  }
+  const int half = rot / 2;
+  for (int at = threadIdx.x; at < (group + 1) * half; at += blockDim.x) {
+    const int row = at / half, i = at % half;
+    float* x = row < group ? sq + row * hd : sk;
+    double s, co;
+    sincos((double)p * frequency(i, rot, theta, scaling, factor, low, high, original, p + 1.0), &s, &co);
+    const float a = x[i], b = x[i + half];
+    x[i] = a * (float)co - b * (float)s;
+    x[i + half] = b * (float)co + a * (float)s;
+  }
+  __syncthreads();
+  if (two_words) {
+    if (warp == 0) warp_two_words(sk, hd);
+    if (warp == 1) warp_two_words(sv, hd);
+    __syncthreads();
+  }
+  if (t0 <= p && p < t1)
+    for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+      kc[(long)p * width + (long)g * hd + i] = sk[i];
+      vc[(long)p * width + (long)g * hd + i] = sv[i];
+    }
+
+  const float scale = rsqrtf((float)hd);
+  float m[GROUP_MAX], l[GROUP_MAX], acc[GROUP_MAX][HD_MAX / 32];
+#pragma unroll
+  for (int h = 0; h < GROUP_MAX; ++h) {
+    m[h] = -INFINITY;
+    l[h] = 0.f;
+#pragma unroll
+    for (int j = 0; j < HD_MAX / 32; ++j) acc[h][j] = 0.f;
+  }
+  for (int base = t0 + warp * IN_FLIGHT; base < t1; base += GRAIN) {  // warp-uniform: every lane the same base
+    float kr[IN_FLIGHT][HD_MAX / 32], vr[IN_FLIGHT][HD_MAX / 32];
+#pragma unroll
+    for (int f = 0; f < IN_FLIGHT; ++f) {
+      const int t = base + f;
+      const float* krow = t == p ? sk : kc + (long)t * width + (long)g * hd;
+      const float* vrow = t == p ? sv : vc + (long)t * width + (long)g * hd;
+#pragma unroll
+      for (int j = 0; j < HD_MAX / 32; ++j) {
+        const int d = lane + 32 * j;
+        const bool in = t < t1 && d < hd;
+        kr[f][j] = in ? krow[d] : 0.f;
+        vr[f][j] = in ? vrow[d] : 0.f;
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < GROUP_MAX; ++h) {
+      if (h < group) {
+        float s[IN_FLIGHT], top = m[h];
+#pragma unroll
+        for (int f = 0; f < IN_FLIGHT; ++f) {
+          float d = 0.f;
+#pragma unroll
+          for (int j = 0; j < HD_MAX / 32; ++j)
+            if (lane + 32 * j < hd) d = fmaf(sq[h * hd + lane + 32 * j], kr[f][j], d);
+          d = warp_sum(d) * scale;
+          s[f] = base + f < t1 ? d : -INFINITY;
+          top = fmaxf(top, s[f]);
+        }
+        const float was = kept(m[h], top);
+        float e[IN_FLIGHT], sum = 0.f;
+#pragma unroll
+        for (int f = 0; f < IN_FLIGHT; ++f) {
+          e[f] = kept(s[f], top);
+          sum += e[f];
+        }
+        l[h] = l[h] * was + sum;
+#pragma unroll
+        for (int j = 0; j < HD_MAX / 32; ++j) {
+          float a = acc[h][j] * was;
+#pragma unroll
+          for (int f = 0; f < IN_FLIGHT; ++f) a = fmaf(e[f], vr[f][j], a);
+          acc[h][j] = a;
+        }
+        m[h] = top;
+      }
+    }
+  }
+
+  // The warps' softmaxes merged in warp order, a head at a time.
+  __shared__ float wm[WARPS], wl[WARPS], wacc[WARPS][HD_MAX];
+#pragma unroll
+  for (int h = 0; h < GROUP_MAX; ++h) {
+    if (h < group) {  // uniform over the block: its __syncthreads are reached by every thread
+      if (lane == 0) {
+        wm[warp] = m[h];
+        wl[warp] = l[h];
+      }
+#pragma unroll
+      for (int j = 0; j < HD_MAX / 32; ++j)
+        if (lane + 32 * j < hd) wacc[warp][lane + 32 * j] = acc[h][j];
+      __syncthreads();
+      float top = -INFINITY;
+      for (int w = 0; w < WARPS; ++w) top = fmaxf(top, wm[w]);
+      float sum = 0.f;
+      for (int w = 0; w < WARPS; ++w) sum += wl[w] * kept(wm[w], top);
+      const long head = (long)g * group + h;
+      float* mine = ap + (head * splits + c) * (hd + 2);
+      if (splits > 1 && threadIdx.x == 0) {
+        mine[0] = top;
+        mine[1] = sum;
+      }
+      for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+        float val = 0.f;
+        for (int w = 0; w < WARPS; ++w) val += wacc[w][d] * kept(wm[w], top);
+        if (splits == 1)
+          out[head * hd + d] = val / sum;
+        else
+          mine[2 + d] = val;
+      }
+      __syncthreads();
+    }
+  }
+  if (splits == 1 || !last_arrival(&ac[g], splits)) return;
+  for (long head = (long)g * group; head < (long)(g + 1) * group; ++head) {
+    const float* all = ap + head * splits * (hd + 2);
+    float best = -INFINITY;
+    for (int i = 0; i < splits; ++i) best = fmaxf(best, __ldcg(&all[i * (hd + 2)]));
+    float total = 0.f;
+    for (int i = 0; i < splits; ++i) total += __ldcg(&all[i * (hd + 2) + 1]) * kept(__ldcg(&all[i * (hd + 2)]), best);
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+      float val = 0.f;
+      for (int i = 0; i < splits; ++i) val += __ldcg(&all[i * (hd + 2) + 2 + d]) * kept(__ldcg(&all[i * (hd + 2)]), best);
+      out[head * hd + d] = val / total;
+    }
+  }
+}
