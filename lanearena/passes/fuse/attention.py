@@ -51,14 +51,14 @@ class FuseAttentionGroup(RewritePattern):
         if group is None:
             return
         fused = _fused(group)
-        rewriter.insert_op(fused, InsertPoint.before(group.attention))
+        rewriter.insert(fused, InsertPoint.before(group.attention))
         written = [r.operand("x") for r in group.ropes]
         for launch in reversed(group.launches()):
-            rewriter.erase_op(launch)
+            rewriter.erase(launch)
         for value in written:  # the norms' outputs, now read by no launch
             owner = value.owner
             if isinstance(owner, TensorOp) and not value.uses:
-                rewriter.erase_op(owner)
+                rewriter.erase(owner)
 
 
 def _group(store: KvStoreOp) -> _Group | None:

@@ -1,0 +1,100 @@
+"""The attention group's fusion (`passes.fuse.attention`, applied by a PatternRewriteWalker): Qwen3-0.6B's and
+Llama-3.2-1B's published configs made small, in f32, int8 and int8x2 (and int8x2's cache in two words), at the first,
+a middle and the last position of the caches: the fused step computes what the unfused one computes (within the
+numerics' tolerance of the float64 reference's, `reference_step.TOLERANCE`), what the float64 reference computes, and
+the same placed as unshared (to the bit); it has three launches a layer fewer (five with Qwen3's q/k-norms), and a
+group that another launch reads from, or a prefill chunk's, is left as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+from lanearena import api
+from lanearena.dialects.base import LaunchOp
+from lanearena.dialects.lane import OutputOp, TensorOp
+from lanearena.frontend import decoder_step, load
+from lanearena.lowering.compile import compare, placed, run
+from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.runtime import random_feeds
+from lanearena.passes.fuse.attention import ATTENTION_PATTERNS
+
+from ..lowering.test_reference_step import held_to_the_reference
+from ..support.reference_step import TOLERANCE
+
+CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
+
+MAX_LEN = 48
+
+SMALL = {
+    "qwen3-0.6b": ["heads=4", "kv_heads=2", "head_dim=128"],
+    "llama-3.2-1b": ["heads=8", "kv_heads=2", "head_dim=64"],
+}
+"""Each model's heads made few, its head size and q heads a kv head (Qwen3's 2, Llama's 4 as published) kept; its
+rope (Qwen3's default at theta 1e6, Llama's llama3 scaling) and Qwen3's q/k-norms as published."""
+
+NUMERICS = [("f32", "attention"), ("int8", "attention"), ("int8x2", "attention"), ("int8x2", "attention_i8x2")]
+
+
+def module(model: str, numerics: str, attn_kind: str = "attention", rows: int = 1) -> ModuleOp:
+    settings = ["layers=2", "vocab=256", f"max_len={MAX_LEN}", "hidden=128", "ffn=256", "split=2", "attn_splits=2"]
+    settings += [*SMALL[model], f"numerics={numerics}", f"attn_kind={attn_kind}", "output_logits=true", f"rows={rows}"]
+    return decoder_step(load(str(CONFIGS / f"{model}.json"), settings))
+
+
+def fused(m: ModuleOp) -> ModuleOp:
+    PatternRewriteWalker(GreedyRewritePatternApplier(ATTENTION_PATTERNS)).rewrite_module(m)
+    m.verify()
+    return m
+
+
+def kinds(m: ModuleOp) -> list[str]:
+    return [op.name.split(".", 1)[1] for op in m.walk() if isinstance(op, LaunchOp)]
+
+
+@pytest.mark.parametrize("model", list(SMALL))
+@pytest.mark.parametrize("numerics,attn_kind", NUMERICS)
+def test_the_fused_step_computes_what_the_unfused_one_computes(model, numerics, attn_kind):
+    before, after = module(model, numerics, attn_kind), fused(module(model, numerics, attn_kind))
+    normed = model.startswith("qwen3")
+    fused_kind = "norm_rope_attention" if normed else "rope_attention"
+    assert kinds(after).count(fused_kind) == 2  # one a layer
+    assert len(kinds(before)) - len(kinds(after)) == 2 * (5 if normed else 3)
+    steps = []
+    for m in (before, after):
+        api.place(m, "best", time_limit=1.0)
+        steps.append(placed(m))
+    unfused, fused_step = steps
+    assert compare(fused_step, "numpy", seed=2).max_abs_err == 0.0  # placed = unshared, to the bit
+    for p in (0, MAX_LEN // 2, MAX_LEN - 1):
+        feeds = random_feeds(unfused.step, seed=p)
+        feeds["pos"] = np.array([p], np.int32)
+        want = run(unfused, NumpyDevice(), feeds)
+        got = held_to_the_reference(fused_step, feeds)
+        for name in ("logits", "l0.k_cache", "l1.v_cache"):
+            scale = float(np.abs(want[name]).max())
+            err = float(np.abs(got[name].astype(np.float64) - want[name]).max()) / scale
+            assert err <= TOLERANCE[numerics], (name, p, err)
+
+
+def test_a_prefill_chunk_keeps_its_launches():
+    m = module("qwen3-0.6b", "f32", rows=4)
+    launches = kinds(m)
+    assert kinds(fused(m)) == launches
+
+
+def test_a_group_whose_turned_q_another_launch_reads_is_kept():
+    """The first layer's q/k/v projection made an output: the ropes turn its q and k views in place, so a fused
+    attention (which leaves them as projected) would change what the step outputs; the second layer's fuses."""
+    m = module("llama-3.2-1b", "f32")
+    qkv = next(op for op in m.walk() if isinstance(op, TensorOp) and op.tensor_name == "l0.qkv")
+    out = next(op for op in m.walk() if isinstance(op, OutputOp))
+    out.operands = [*out.operands, qkv.result]
+    launches = kinds(m)
+    after = kinds(fused(m))
+    assert after.count("rope_attention") == 1
+    assert len(launches) - len(after) == 3
