@@ -47,9 +47,9 @@ def rope_attention_calls(op: RopeAttentionOp | NormRopeAttentionOp, at: Operands
         )
     if kc.length != length * kv_heads * hd or vc.shape != kc.shape or rot % 2 or rot > hd:
         raise fail(op, f"a {kc.shape} cache is not {kv_heads} heads of {hd}, or {rot} values do not turn")
-    gains = (ptr(0), ptr(0))
+    gains = [ptr(0), ptr(0)]
     if isinstance(op, NormRopeAttentionOp):
-        gains = tuple(weight(op, at, operand(op, n))[0] for n in ("q_gain", "k_gain"))
+        gains = [weight(op, at, operand(op, n))[0] for n in ("q_gain", "k_gain")]
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
     eps = f32(op.eps.value.data) if isinstance(op, NormRopeAttentionOp) else f32(0)
     args = (

@@ -75,23 +75,23 @@ def _group(store: KvStoreOp) -> _Group | None:
         return None
     q, k = attention.operand("q"), store.operand("k")
     before = _launches_before(store)
-    ropes = _rope_of(before, q), _rope_of(before, k)
-    if ropes[0] is None or ropes[1] is None or not _turn_alike(*ropes, attention):
+    rope_q, rope_k = _rope_of(before, q), _rope_of(before, k)
+    if rope_q is None or rope_k is None or not _turn_alike(rope_q, rope_k, attention):
         return None
-    if any(r.operand("pos") != pos for r in ropes):
+    if rope_q.operand("pos") != pos or rope_k.operand("pos") != pos:
         return None
-    norms = _norm_of(before, q), _norm_of(before, k)
-    if (norms[0] is None) != (norms[1] is None):
-        return None
-    both = None
-    if norms[0] is not None and norms[1] is not None:
+    norm_q, norm_k = _norm_of(before, q), _norm_of(before, k)
+    norms = None
+    if norm_q is not None and norm_k is not None:
         hd = _length(q) // int(attention.params["heads"])
-        if norms[0].eps != norms[1].eps or any(
-            n.written_forms("out") != (Form.PLAIN,) or _length(n.operand("gain")) != hd for n in norms
+        if norm_q.eps != norm_k.eps or any(
+            n.written_forms("out") != (Form.PLAIN,) or _length(n.operand("gain")) != hd for n in (norm_q, norm_k)
         ):
             return None
-        both = (norms[0], norms[1])
-    group = _Group(both, (ropes[0], ropes[1]), store, attention)
+        norms = (norm_q, norm_k)
+    elif norm_q is not None or norm_k is not None:  # both normed or neither
+        return None
+    group = _Group(norms, (rope_q, rope_k), store, attention)
     if not _read_only_inside(group, [q, k]):
         return None
     return group
