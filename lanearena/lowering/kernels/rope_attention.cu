@@ -82,15 +82,23 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
       warp_norm(row < group ? sq + row * hd : sk, row < group ? q_gain : k_gain, hd, eps);
     __syncthreads();
   }
+  // Each pair's angle once (in double: in f32 it is off by far more than rounding at long positions), then every
+  // row turned by it.
   const int half = rot / 2;
+  __shared__ float cosine[HD_MAX / 2], sine[HD_MAX / 2];
+  for (int i = threadIdx.x; i < half; i += blockDim.x) {
+    double s, co;
+    sincos((double)p * frequency(i, rot, theta, scaling, factor, low, high, original, p + 1.0), &s, &co);
+    cosine[i] = (float)co;
+    sine[i] = (float)s;
+  }
+  __syncthreads();
   for (int at = threadIdx.x; at < (group + 1) * half; at += blockDim.x) {
     const int row = at / half, i = at % half;
     float* x = row < group ? sq + row * hd : sk;
-    double s, co;
-    sincos((double)p * frequency(i, rot, theta, scaling, factor, low, high, original, p + 1.0), &s, &co);
     const float a = x[i], b = x[i + half];
-    x[i] = a * (float)co - b * (float)s;
-    x[i + half] = b * (float)co + a * (float)s;
+    x[i] = a * cosine[i] - b * sine[i];
+    x[i + half] = b * cosine[i] + a * sine[i];
   }
   __syncthreads();
   if (two_words) {
@@ -205,7 +213,8 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
     for (int i = 0; i < splits; ++i) total += __ldcg(&all[i * (hd + 2) + 1]) * kept(__ldcg(&all[i * (hd + 2)]), best);
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
       float val = 0.f;
-      for (int i = 0; i < splits; ++i) val += __ldcg(&all[i * (hd + 2) + 2 + d]) * kept(__ldcg(&all[i * (hd + 2)]), best);
+      for (int i = 0; i < splits; ++i)
+        val += __ldcg(&all[i * (hd + 2) + 2 + d]) * kept(__ldcg(&all[i * (hd + 2)]), best);
       out[head * hd + d] = val / total;
     }
   }
