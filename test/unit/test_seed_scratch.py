@@ -211,7 +211,8 @@ def others(draw, kind: str):
 
 @st.composite
 def fused_attentions(draw, kind: str):
-    """A decode row's attention group in one launch, its q/k-norms' gains where the kind norms."""
+    """A decode row's attention group in one launch (the seed shows no chunk's), its q/k-norms' gains where the kind
+    norms."""
     kv, group, hd = draw(st.integers(1, 8)), draw(st.integers(1, 8)), 2 * draw(st.integers(1, 64))
     heads, length = kv * group, draw(st.integers(1, 4096))
     t = {

@@ -1,6 +1,6 @@
-"""Attention with what feeds it in one launch (the `lane-fuse` pass makes them): the new row's q and k turned (and,
-for Qwen3's qk_norm, normed first), its k and v appended to the caches, and attention over the positions seen, split
-in chunks sized at run time from `pos`."""
+"""Attention with what feeds it in one launch (the `lane-fuse` pass makes them): the new rows' q and k turned (and,
+for Qwen3's qk_norm, normed first), their k and v appended to the caches, and attention over the positions seen,
+split in chunks sized at run time from `pos`."""
 
 from __future__ import annotations
 
@@ -32,11 +32,11 @@ _ROPE = ("theta", "rotary", "scaling", "factor", "low_freq", "high_freq", "origi
 
 
 class _RopeAttention(KernelOp):
-    """What both fused kinds share (each names its operands, in its order): one row (a decode step's) of q, k and
-    v at position `pos`; q's `heads` heads and k's `kv_heads` turned as `lane.rope` turns them, k and v written at
-    `pos` into the caches (kept in two words, a scale a kv head, where `two_words`: the cache `lane.attention_i8x2`
-    reads), and each q head attending over the positions it sees (`lane.attention`'s, the new row's included), in at
-    most `splits` chunks."""
+    """What both fused kinds share (each names its operands, in its order): rows of q, k and v at positions `pos`
+    (a decode step's one row, a prefill chunk's more); q's `heads` heads and k's `kv_heads` turned as `lane.rope`
+    turns them, k and v written at `pos` into the caches (kept in two words, a scale a kv head, where `two_words`:
+    the cache `lane.attention_i8x2` reads), and each q head attending over the positions its row sees
+    (`lane.attention`'s, the new rows' included), in at most `splits` chunks."""
 
     heads = count()
     kv_heads = count()
@@ -65,19 +65,20 @@ class _RopeAttention(KernelOp):
 
     def verify_(self) -> None:
         super().verify_()
-        if self.length("pos") != 1:
-            raise self.fail(f"one row (a decode step's) at one position, not {self.length('pos')}")
         if self.two_words is not None and step_numerics(self) not in (None, Numerics.INT8X2):
             raise self.fail("a cache in two words is int8x2 numerics' only")
         heads, kv = self.heads.value.data, self.kv_heads.value.data
         if heads % kv:
             raise self.fail(f"kv_heads {kv} do not divide heads {heads}")
-        n = self.length("q")
-        if n % heads or (n // heads) % 2:
-            raise self.fail(f"q '{self.tensor('q').tensor_name}' of {n} values is not {heads} heads of an even size")
-        hd = n // heads
+        n, rows = self.length("q"), self.length("pos")
+        if n % (rows * heads) or (n // (rows * heads)) % 2:
+            raise self.fail(
+                f"q '{self.tensor('q').tensor_name}' of {n} values is not {rows} rows (positions) of {heads} heads of "
+                "an even size"
+            )
+        hd = n // (rows * heads)
         for new in ("k", "v"):
-            check_length(self, new, kv * hd, f"{kv} kv heads of {hd}")
+            check_length(self, new, rows * kv * hd, f"{rows} rows of {kv} kv heads of {hd}")
         kc, vc = self.dims("k_cache"), self.dims("v_cache")
         if vc != kc or self.length("k_cache") != kc[0] * kv * hd:
             raise self.fail(
@@ -91,17 +92,20 @@ class _RopeAttention(KernelOp):
         check_scaling(self, rotary or hd)
 
     def head_size(self) -> int:
-        return self.length("q") // self.heads.value.data
+        return self.length("q") // (self.length("pos") * self.heads.value.data)
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
-        """Split: each chunk's maximum, sum and weighed values for each head, and each kv group's count of chunks
-        arrived (its last block folds them)."""
-        heads, splits = self.heads.value.data, self.splits.value.data
+        """More than one row: their q heads made (normed, turned) before they attend. Split: each row's chunks'
+        maximum, sum and weighed values for each head, and each row's kv group's count of chunks arrived (its last
+        block folds them)."""
+        heads, splits, rows = self.heads.value.data, self.splits.value.data, self.length("pos")
+        made = [buffer("aq", "f32", self.length("q") * 4)] if rows > 1 else []
         if splits <= 1:
-            return []
+            return made
         return [
-            buffer("ap", "f32", heads * splits * (self.head_size() + 2) * 4),
-            counter("ac", self.kv_heads.value.data * 4),
+            *made,
+            buffer("ap", "f32", rows * heads * splits * (self.head_size() + 2) * 4),
+            counter("ac", rows * self.kv_heads.value.data * 4),
         ]
 
 

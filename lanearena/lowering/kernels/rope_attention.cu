@@ -1,7 +1,8 @@
-// Attention with what feeds it, in one launch (rope_attention.py's kinds): a decode row's q heads and k (normed where
-// the gains are given), turned by the row's position, k and v appended to the caches, and attention over the
-// positions seen, split in chunks sized at run time from the position: a block a chunk of a kv group, every q head of
-// the group in it (the group's key and value rows read once), each warp with IN_FLIGHT positions in flight.
+// Attention with what feeds it (rope_attention.py's kinds): a decode row's q heads and k (normed where the gains are
+// given), turned by the row's position, k and v appended to the caches, and attention over the positions seen, in one
+// kernel, split in chunks sized at run time from the position: a block a chunk of a kv group, every q head of the
+// group in it (the group's key and value rows read once), each warp with IN_FLIGHT positions in flight. A chunk's rows
+// are made and appended by a kernel first (rope_append), each then attending as a decode row does.
 #include "common.cuh"
 #include "rope.cuh"
 
@@ -50,31 +51,19 @@ __device__ void warp_two_words(float* x, int hd) {
   __syncwarp();
 }
 
-// The decode row at p = pos[0] (nothing where p lies outside [0, length)); grid (splits, kv_heads).
-// Block (c, g): q heads [g * group, (g + 1) * group) and kv head g of k and v (heads of `hd`), normed by q_gain and
-// k_gain where not null, their first `rot` values turned at p (rope's `frequency`, its scaling); k and v in two words
-// where `two_words`. The block whose chunk holds p writes them at p into the caches (rows of kv_heads * hd). It scores
-// each head against the cache positions of chunk c of those p sees, [window_start(p, window), p], chunk_size long,
-// the new row's from shared memory; one chunk (splits = 1) writes out = softmax(scores / sqrt(hd)) . values. Else
-// each chunk writes each head's (max, sum of exp(score - max), sum of exp(score - max) * value) to
-// ap[heads, splits, hd + 2], and the last of a group's chunks to arrive at ac[g] folds them in chunk order.
-extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, float* ap, int* ac, const float* q,
-                                          const float* k, const float* v, const int* pos, const float* q_gain,
-                                          const float* k_gain, int heads, int kv_heads, int hd, int length,
-                                          int window, float eps, int rot, float theta, int scaling, float factor,
-                                          float low, float high, int original, int two_words) {
-  const int c = blockIdx.x, g = blockIdx.y, splits = gridDim.x, group = heads / kv_heads;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int p = pos[0];
-  if (p < 0 || p >= length) return;
-  const int width = kv_heads * hd, first = window_start(p, window), chunk = chunk_size(p + 1 - first, splits);
-  const int t0 = first + c * chunk, t1 = min(t0 + chunk, p + 1);
-
-  __shared__ float sq[GROUP_MAX * HD_MAX], sk[HD_MAX], sv[HD_MAX];
-  for (int i = threadIdx.x; i < group * hd; i += blockDim.x) sq[i] = q[(long)g * group * hd + i];
+// Row r's new values into shared memory, every thread of the block calling: its q heads [g * group, (g + 1) * group)
+// into sq and kv head g of its k and v into sk and sv (heads of `hd`), normed by q_gain and k_gain where not null,
+// their first `rot` values turned at position p (rope's `frequency`, its scaling, n the step's last position + 1),
+// and k and v in two words where `two_words`.
+__device__ void new_row(float* sq, float* sk, float* sv, const float* q, const float* k, const float* v,
+                        const float* q_gain, const float* k_gain, int r, int g, int heads, int kv_heads, int hd,
+                        float eps, int p, int n, int rot, float theta, int scaling, float factor, float low, float high,
+                        int original, int two_words) {
+  const int group = heads / kv_heads, warp = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < group * hd; i += blockDim.x) sq[i] = q[((long)r * heads + (long)g * group) * hd + i];
   for (int i = threadIdx.x; i < hd; i += blockDim.x) {
-    sk[i] = k[(long)g * hd + i];
-    sv[i] = v[(long)g * hd + i];
+    sk[i] = k[((long)r * kv_heads + g) * hd + i];
+    sv[i] = v[((long)r * kv_heads + g) * hd + i];
   }
   __syncthreads();
   if (q_gain) {
@@ -88,7 +77,7 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
   __shared__ float cosine[HD_MAX / 2], sine[HD_MAX / 2];
   for (int i = threadIdx.x; i < half; i += blockDim.x) {
     double s, co;
-    sincos((double)p * frequency(i, rot, theta, scaling, factor, low, high, original, p + 1.0), &s, &co);
+    sincos((double)p * frequency(i, rot, theta, scaling, factor, low, high, original, (double)n), &s, &co);
     cosine[i] = (float)co;
     sine[i] = (float)s;
   }
@@ -106,11 +95,65 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
     if (warp == 1) warp_two_words(sv, hd);
     __syncthreads();
   }
-  if (t0 <= p && p < t1)
-    for (int i = threadIdx.x; i < hd; i += blockDim.x) {
-      kc[(long)p * width + (long)g * hd + i] = sk[i];
-      vc[(long)p * width + (long)g * hd + i] = sv[i];
-    }
+}
+
+// A chunk's rows before their attention (more than one row: rope_attention then reads them): block (r, g) makes row
+// r's new values (new_row, at pos[r], n = the largest position + 1), writes its q heads to aq[rows, heads * hd] and
+// its k and v at pos[r] into the caches (nothing where pos[r] lies outside [0, length)); grid (rows, kv_heads).
+extern "C" __global__ void rope_append(float* aq, float* kc, float* vc, const float* q, const float* k, const float* v,
+                                       const int* pos, const float* q_gain, const float* k_gain, int heads,
+                                       int kv_heads, int hd, int length, float eps, int rot, float theta, int scaling,
+                                       float factor, float low, float high, int original, int two_words) {
+  const int r = blockIdx.x, g = blockIdx.y, group = heads / kv_heads, p = pos[r];
+  int last = 0;
+  for (int i = 0; i < gridDim.x; ++i) last = max(last, pos[i]);
+  __shared__ float sq[GROUP_MAX * HD_MAX], sk[HD_MAX], sv[HD_MAX];
+  new_row(sq, sk, sv, q, k, v, q_gain, k_gain, r, g, heads, kv_heads, hd, eps, p, last + 1, rot, theta, scaling,
+          factor, low, high, original, two_words);
+  for (int i = threadIdx.x; i < group * hd; i += blockDim.x) aq[((long)r * heads + (long)g * group) * hd + i] = sq[i];
+  if (p < 0 || p >= length) return;
+  const long at = (long)p * kv_heads * hd + (long)g * hd;
+  for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+    kc[at + i] = sk[i];
+    vc[at + i] = sv[i];
+  }
+}
+
+// Attention of row r at p = pos[r] (nothing where p lies outside [0, length)); grid (splits, kv_heads, rows).
+// With k and v (a decode row), block (c, g) makes the row's new values (new_row, n = p + 1), and the block whose
+// chunk holds p writes k and v at p into the caches (rows of kv_heads * hd) and reads them from shared memory; with
+// k null (a chunk's rows, after rope_append) q is read as it is and every position from the caches. The block
+// scores kv group g's q heads against the cache positions of chunk c of those p sees, [window_start(p, window), p],
+// chunk_size long; one chunk (splits = 1) writes out = softmax(scores / sqrt(hd)) . values. Else each chunk writes
+// each head's (max, sum of exp(score - max), sum of exp(score - max) * value) to ap[rows, heads, splits, hd + 2],
+// and the last of a group's chunks to arrive at ac[rows, kv_heads] folds them in chunk order.
+extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, float* ap, int* ac, const float* q,
+                                          const float* k, const float* v, const int* pos, const float* q_gain,
+                                          const float* k_gain, int heads, int kv_heads, int hd, int length,
+                                          int window, float eps, int rot, float theta, int scaling, float factor,
+                                          float low, float high, int original, int two_words) {
+  const int c = blockIdx.x, g = blockIdx.y, r = blockIdx.z, splits = gridDim.x, group = heads / kv_heads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int p = pos[r];
+  if (p < 0 || p >= length) return;
+  const int width = kv_heads * hd, first = window_start(p, window), chunk = chunk_size(p + 1 - first, splits);
+  const int t0 = first + c * chunk, t1 = min(t0 + chunk, p + 1);
+  const bool fresh = k != nullptr;  // the new row made here
+
+  __shared__ float sq[GROUP_MAX * HD_MAX], sk[HD_MAX], sv[HD_MAX];
+  if (fresh) {
+    new_row(sq, sk, sv, q, k, v, q_gain, k_gain, r, g, heads, kv_heads, hd, eps, p, p + 1, rot, theta, scaling, factor,
+            low, high, original, two_words);
+    if (t0 <= p && p < t1)
+      for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+        kc[(long)p * width + (long)g * hd + i] = sk[i];
+        vc[(long)p * width + (long)g * hd + i] = sv[i];
+      }
+  } else {
+    for (int i = threadIdx.x; i < group * hd; i += blockDim.x)
+      sq[i] = q[((long)r * heads + (long)g * group) * hd + i];
+    __syncthreads();
+  }
 
   const float scale = rsqrtf((float)hd);
   float m[GROUP_MAX], l[GROUP_MAX], acc[GROUP_MAX][HD_MAX / 32];
@@ -126,8 +169,8 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
 #pragma unroll
     for (int f = 0; f < IN_FLIGHT; ++f) {
       const int t = base + f;
-      const float* krow = t == p ? sk : kc + (long)t * width + (long)g * hd;
-      const float* vrow = t == p ? sv : vc + (long)t * width + (long)g * hd;
+      const float* krow = fresh && t == p ? sk : kc + (long)t * width + (long)g * hd;
+      const float* vrow = fresh && t == p ? sv : vc + (long)t * width + (long)g * hd;
 #pragma unroll
       for (int j = 0; j < HD_MAX / 32; ++j) {
         const int d = lane + 32 * j;
@@ -187,7 +230,7 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
       for (int w = 0; w < WARPS; ++w) top = fmaxf(top, wm[w]);
       float sum = 0.f;
       for (int w = 0; w < WARPS; ++w) sum += wl[w] * kept(wm[w], top);
-      const long head = (long)g * group + h;
+      const long head = (long)r * heads + (long)g * group + h;  // of all rows' heads
       float* mine = ap + (head * splits + c) * (hd + 2);
       if (splits > 1 && threadIdx.x == 0) {
         mine[0] = top;
@@ -204,8 +247,8 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
       __syncthreads();
     }
   }
-  if (splits == 1 || !last_arrival(&ac[g], splits)) return;
-  for (long head = (long)g * group; head < (long)(g + 1) * group; ++head) {
+  if (splits == 1 || !last_arrival(&ac[r * kv_heads + g], splits)) return;
+  for (long head = (long)r * heads + (long)g * group; head < (long)r * heads + (long)(g + 1) * group; ++head) {
     const float* all = ap + head * splits * (hd + 2);
     float best = -INFINITY;
     for (int i = 0; i < splits; ++i) best = fmaxf(best, __ldcg(&all[i * (hd + 2)]));

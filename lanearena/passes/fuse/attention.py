@@ -1,7 +1,6 @@
-"""The attention group fused: a decode row's q/k-norms (where the model norms them), its two ropes and its
-`lane.kv_store` merged into the attention that follows them, as one `lane.rope_attention` (or
-`lane.norm_rope_attention`), where only those launches read what they write. A prefill chunk (more than one row)
-keeps its launches."""
+"""The attention group fused: a step's q/k-norms (where the model norms them), its two ropes and its `lane.kv_store`
+merged into the attention that follows them, as one `lane.rope_attention` (or `lane.norm_rope_attention`), where only
+those launches read what they write: a decode row's or a prefill chunk's."""
 
 from __future__ import annotations
 
@@ -22,14 +21,14 @@ from lanearena.dialects.lane import TensorOp, ViewOp
 from lanearena.model import Form
 
 FILL_BLOCKS = 128
-"""The blocks a fused attention is given (chunks times kv heads) where the positions can fill them: about a block a
-multiprocessor of a large GPU (an H100's 132, an H200's 132); a chunk with no position exits at once."""
+"""The blocks a fused attention is given (chunks times kv heads times rows) where the positions can fill them: about
+a block a multiprocessor of a large GPU (an H100's 132, an H200's 132); a chunk with no position exits at once."""
 
 
 @dataclass(frozen=True)
 class _Group:
-    """A decode row's attention group as the decoder writes it: the norms (or none), the ropes of q and k, the cache
-    append and the attention."""
+    """An attention group as the decoder writes it: the norms (or none), the ropes of q and k, the cache append and
+    the attention."""
 
     norms: tuple[NormOp, NormOp] | None
     ropes: tuple[RopeOp, RopeOp]
@@ -41,9 +40,9 @@ class _Group:
 
 
 class FuseAttentionGroup(RewritePattern):
-    """`[lane.norm q, lane.norm k,] lane.rope q, lane.rope k, lane.kv_store, lane.attention*` of one row, one after
-    the other, into one `lane.(norm_)rope_attention` where the attention's: the q and k they norm and turn are read
-    by nothing else, the ropes turn alike, and the norms (both or neither) write plain rows of one eps."""
+    """`[lane.norm q, lane.norm k,] lane.rope q, lane.rope k, lane.kv_store, lane.attention*`, one after the other,
+    into one `lane.(norm_)rope_attention` where the attention's: the q and k they norm and turn are read by nothing
+    else, the ropes turn alike, and the norms (both or neither) write plain rows of one eps."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: KvStoreOp, rewriter: PatternRewriter) -> None:
@@ -64,8 +63,6 @@ class FuseAttentionGroup(RewritePattern):
 def _group(store: KvStoreOp) -> _Group | None:
     """The attention group around `store`, where it is one that fuses."""
     pos = store.operand("pos")
-    if _length(pos) != 1:
-        return None
     attention = _next_launch(store)
     if not isinstance(attention, ATTENTIONS) or (
         attention.operand("k_cache"),
@@ -83,7 +80,7 @@ def _group(store: KvStoreOp) -> _Group | None:
     norm_q, norm_k = _norm_of(before, q), _norm_of(before, k)
     norms = None
     if norm_q is not None and norm_k is not None:
-        hd = _length(q) // int(attention.params["heads"])
+        hd = _length(q) // (_length(pos) * int(attention.params["heads"]))
         if norm_q.eps != norm_k.eps or any(
             n.written_forms("out") != (Form.PLAIN,) or _length(n.operand("gain")) != hd for n in (norm_q, norm_k)
         ):
@@ -103,7 +100,8 @@ def _fused(group: _Group) -> KernelOp:
     heads, kv_heads = attention.params["heads"], attention.params["kv_heads"]
     window = int(attention.params["window"])
     seen = min(window, _rows(store.operand("k_cache"))) if window else _rows(store.operand("k_cache"))
-    splits = min(cdiv(seen, CHUNK_GRAIN), max(int(attention.params.get("splits", 1)), cdiv(FILL_BLOCKS, int(kv_heads))))
+    rows = _length(store.operand("pos"))
+    splits = min(cdiv(seen, CHUNK_GRAIN), cdiv(FILL_BLOCKS, int(kv_heads) * rows))
     params: dict[str, int | float | str] = {
         "heads": heads,
         "kv_heads": kv_heads,

@@ -4,13 +4,15 @@
 // A decode row's attention group (Qwen3's: q/k-norms, two ropes, the cache append, the attention) becomes one
 // launch, its q and k read as projected, the rope's and the norms' parameters carried; the normed tensors leave the
 // step. Its scratch: 4 heads x 4 chunks x (32 + 2) f32 partials = 2176 bytes, 2304 aligned; a counter a kv head.
-// A chunk of two rows keeps its launches.
+// A chunk of two rows (Llama's: no norms) fuses too: its rows' q heads made into scratch `aq` (2 x 128 floats, 1024
+// bytes) before they attend, 2 rows x 4 heads x 4 chunks x 34 floats of partials (4352 bytes), a count a row's kv
+// head (16 bytes).
 
 // CHECK-LABEL: lane.step @qwen3 numerics(int8x2)
 // CHECK-NOT:   lane.tensor "qn"
 // CHECK-NOT:   lane.tensor "kn"
 // CHECK:       lane.norm_rope_attention %q, %k, %v, %pos, %q_norm, %k_norm -> %k_cache, %v_cache, %attn heads(4) kv_heads(2) splits(4) two_words theta(5.000000e+05) eps(1.000000e-05)
-// CHECK-NOT:   lane.rope
+// CHECK-NOT:   lane.rope %
 // CHECK-NOT:   lane.kv_store
 // CHECK-NEXT:  lane.quantize %attn -> %attn(quant)
 
@@ -46,10 +48,16 @@ lane.step @qwen3 numerics(int8x2) {
 }
 
 // CHECK-LABEL: lane.step @chunk numerics(f32)
-// CHECK:       lane.rope %pos -> %q heads(4)
-// CHECK-NEXT:  lane.rope %pos -> %k heads(2)
-// CHECK:       lane.kv_store %k, %v, %pos -> %k_cache, %v_cache
-// CHECK:       lane.attention %q, %k_cache, %v_cache, %pos -> %attn heads(4) kv_heads(2)
+// CHECK-NOT:   lane.rope %
+// CHECK-NOT:   lane.kv_store
+// CHECK:       lane.rope_attention %q, %k, %v, %pos -> %k_cache, %v_cache, %attn heads(4) kv_heads(2) splits(4)
+// CHECK-NEXT:  lane.output %attn
+
+// PLACED-LABEL: lane.step @chunk
+// PLACED:       %aq = arena.scratch "aq" %arena[{{[0-9]+}}] bytes(1024)
+// PLACED-NEXT:  %ap = arena.scratch "ap" %arena[{{[0-9]+}}] bytes(4352)
+// PLACED-NEXT:  %ac = arena.counter "ac" bytes(16)
+// PLACED-NEXT:  lane.rope_attention {{.*}} scratch(%aq, %ap, %ac)
 
 lane.step @chunk numerics(f32) {
   %pos = lane.input "pos" : !lane.tensor<2xi32>

@@ -30,13 +30,17 @@ def step(numerics="f32", rows=1, gain=32, heads=4, extra="") -> str:
 
 def test_a_well_formed_one_parses():
     api.parse(step())
+    api.parse(step(rows=3))
     api.parse(step("int8x2", extra="two_words"))
 
 
 @pytest.mark.parametrize(
     "text, message",
     [
-        (step(rows=2), "one row (a decode step's) at one position, not 2"),
+        (
+            step(rows=2).replace("<2x64xf32>", "<64xf32>"),
+            "k 'k' holds 64 values, but 2 rows of 2 kv heads of 32 make 128",
+        ),
         (step(extra="two_words"), "a cache in two words is int8x2 numerics' only"),
         (step(gain=16), "q_gain 'qg' holds 16 values, but heads of 32 make 32"),
         (step(heads=3), "kv_heads 2 do not divide heads 3"),

@@ -1,5 +1,6 @@
 """The fused attention kinds (`lane.rope_attention`, `lane.norm_rope_attention`) alone: one launch on drawn shapes
-(head sizes 16, 64 and 128; 1 to 8 q heads a kv head; windows, rope scalings, two-word caches) run on the numpy
+(head sizes 16, 64 and 128; 1 to 8 q heads a kv head; a decode row or a chunk's rows; windows, rope scalings,
+two-word caches) run on the numpy
 runtime against the float64 reference (`reference_step`); its work grows with the positions seen, never with the
 caches' length; and its CUDA source compiles to PTX that ptxas assembles for Ampere and Hopper."""
 
@@ -40,6 +41,7 @@ def fused_step(
     group: int,
     kv_heads: int,
     length: int,
+    rows: int = 1,
     numerics: str = "f32",
     normed: bool = False,
     two_words: bool = False,
@@ -47,14 +49,15 @@ def fused_step(
     window: int = 0,
     rope: dict | None = None,
 ):
-    """A step of one fused attention over inputs q, k, v and pos, its caches state, its result the output."""
+    """A step of one fused attention over inputs q, k, v and pos (`rows` of them), its caches state, its result the
+    output."""
     heads = group * kv_heads
     b = StepBuilder("fused", numerics)
-    q, k, v = (b.input(n, (w * hd,)) for n, w in (("q", heads), ("k", kv_heads), ("v", kv_heads)))
-    pos = b.input("pos", (1,), "i32")
+    q, k, v = (b.input(n, (rows, w * hd)) for n, w in (("q", heads), ("k", kv_heads), ("v", kv_heads)))
+    pos = b.input("pos", (rows,), "i32")
     gains = [b.weight(n, (hd,)) for n in ("q_gain", "k_gain")] if normed else []
     kc, vc = (b.state(n, (length, kv_heads * hd)) for n in ("k_cache", "v_cache"))
-    out = b.tensor("out", (heads * hd,))
+    out = b.tensor("out", (rows, heads * hd))
     params = {"heads": heads, "kv_heads": kv_heads, "splits": splits, "theta": 1e4, **(rope or {})}
     if window:
         params["window"] = window
@@ -69,9 +72,10 @@ def fused_step(
 
 
 def feeds_at(step, p: int, window: int, seed: int) -> dict[str, np.ndarray]:
-    """Random feeds at position p, each cache's rows a row at p does not see NaN: a read of one shows."""
+    """Random feeds with the rows at positions p, p + 1, ..., each cache's rows no row sees NaN (and the new rows'
+    before they are written): a read of one shows."""
     feeds = random_feeds(step.step, seed)
-    feeds["pos"] = np.array([p], np.int32)
+    feeds["pos"] = np.arange(p, p + feeds["pos"].size, dtype=np.int32)
     first = max(0, p - window + 1) if window else 0
     for c in ("k_cache", "v_cache"):
         feeds[c][p:] = np.nan  # the row at p is written before it is read
@@ -84,7 +88,8 @@ def feeds_at(step, p: int, window: int, seed: int) -> dict[str, np.ndarray]:
     hd=st.sampled_from([16, 64, 128]),
     group=st.sampled_from([1, 2, 4, 8]),
     kv_heads=st.integers(1, 2),
-    length=st.integers(1, 80),
+    length=st.integers(3, 80),
+    rows=st.sampled_from([1, 1, 2, 3]),
     at=st.floats(0, 1),
     splits=st.integers(1, 8),
     window=st.sampled_from([0, 5, 40]),
@@ -95,11 +100,11 @@ def feeds_at(step, p: int, window: int, seed: int) -> dict[str, np.ndarray]:
     seed=st.integers(0, 2**16),
 )
 def test_drawn_fused_attention_computes_what_the_reference_computes(
-    hd, group, kv_heads, length, at, splits, window, normed, numerics, two_words, rope, seed
+    hd, group, kv_heads, length, rows, at, splits, window, normed, numerics, two_words, rope, seed
 ):
     two_words = two_words and numerics == "int8x2"
-    p = min(int(at * length), length - 1)
-    step = fused_step(hd, group, kv_heads, length, numerics, normed, two_words, splits, window, rope)
+    p = min(int(at * length), length - rows)
+    step = fused_step(hd, group, kv_heads, length, rows, numerics, normed, two_words, splits, window, rope)
     got = held_to_the_reference(step, feeds_at(step, p, window, seed))
     assert not np.isnan(got["out"]).any()
 
@@ -107,7 +112,7 @@ def test_drawn_fused_attention_computes_what_the_reference_computes(
 def test_two_words_are_what_the_new_row_stands_for():
     """In two words the new k row is its high and low words times its kv head's scale: the row's largest value
     itself (127 / 127 of the scale), and every value within 1/127^2 of the scale of what was written."""
-    step = fused_step(32, 2, 2, 8, "int8x2", two_words=True)
+    step = fused_step(32, 2, 2, 8, numerics="int8x2", two_words=True)
     feeds = feeds_at(step, 3, 0, 7)
     feeds["k"] = np.linspace(-1, 3, 64).astype(np.float32)
     got = run(step, NumpyDevice(), feeds)["k_cache"][3]
@@ -158,10 +163,11 @@ def test_the_kernel_compiles_and_assembles(arch, tmp_path):
     assert ptx.assemble(out, arch) is None
 
 
-def test_the_twin_takes_the_kernels_parameters():
+@pytest.mark.parametrize("kernel", ["rope_attention", "rope_append"])
+def test_each_twin_takes_its_kernels_parameters(kernel):
     source = (ptx.HERE / "rope_attention.cu").read_text()
-    (params,) = re.findall(r'extern "C" __global__ void rope_attention\(([^)]*)\)', source)
+    (params,) = re.findall(rf'extern "C" __global__ void {kernel}\(([^)]*)\)', source)
     names = [re.findall(r"\w+", p)[-1] for p in params.split(",")]
-    twin = twin_of("rope_attention")
+    twin = twin_of(kernel)
     assert twin is not None
     assert list(inspect.signature(twin).parameters)[3:] == names

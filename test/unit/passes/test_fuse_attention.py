@@ -2,8 +2,8 @@
 Llama-3.2-1B's published configs made small, in f32, int8 and int8x2 (and int8x2's cache in two words), at the first,
 a middle and the last position of the caches: the fused step computes what the unfused one computes (within the
 numerics' tolerance of the float64 reference's, `reference_step.TOLERANCE`), what the float64 reference computes, and
-the same placed as unshared (to the bit); it has three launches a layer fewer (five with Qwen3's q/k-norms), and a
-group that another launch reads from, or a prefill chunk's, is left as it is."""
+the same placed as unshared (to the bit), a decode row and a prefill chunk; it has three launches a layer fewer (five
+with Qwen3's q/k-norms), and a group that another launch reads from is left as it is."""
 
 from __future__ import annotations
 
@@ -58,8 +58,10 @@ def kinds(m: ModuleOp) -> list[str]:
 
 @pytest.mark.parametrize("model", list(SMALL))
 @pytest.mark.parametrize("numerics,attn_kind", NUMERICS)
-def test_the_fused_step_computes_what_the_unfused_one_computes(model, numerics, attn_kind):
-    before, after = module(model, numerics, attn_kind), fused(module(model, numerics, attn_kind))
+@pytest.mark.parametrize("rows", [1, 4])
+def test_the_fused_step_computes_what_the_unfused_one_computes(model, numerics, attn_kind, rows):
+    """A decode row, and a prefill chunk of 4 rows (its new rows made and appended by a kernel first)."""
+    before, after = module(model, numerics, attn_kind, rows), fused(module(model, numerics, attn_kind, rows))
     normed = model.startswith("qwen3")
     fused_kind = "norm_rope_attention" if normed else "rope_attention"
     assert kinds(after).count(fused_kind) == 2  # one a layer
@@ -70,21 +72,15 @@ def test_the_fused_step_computes_what_the_unfused_one_computes(model, numerics, 
         steps.append(placed(m))
     unfused, fused_step = steps
     assert compare(fused_step, "numpy", seed=2).max_abs_err == 0.0  # placed = unshared, to the bit
-    for p in (0, MAX_LEN // 2, MAX_LEN - 1):
+    for p in (0, MAX_LEN // 2, MAX_LEN - rows):  # the rows at p, p + 1, ...: first, middle and last
         feeds = random_feeds(unfused.step, seed=p)
-        feeds["pos"] = np.array([p], np.int32)
+        feeds["pos"] = np.arange(p, p + rows, dtype=np.int32)
         want = run(unfused, NumpyDevice(), feeds)
         got = held_to_the_reference(fused_step, feeds)
         for name in ("logits", "l0.k_cache", "l1.v_cache"):
             scale = float(np.abs(want[name]).max())
             err = float(np.abs(got[name].astype(np.float64) - want[name]).max()) / scale
             assert err <= TOLERANCE[numerics], (name, p, err)
-
-
-def test_a_prefill_chunk_keeps_its_launches():
-    m = module("qwen3-0.6b", "f32", rows=4)
-    launches = kinds(m)
-    assert kinds(fused(m)) == launches
 
 
 def test_a_group_whose_turned_q_another_launch_reads_is_kept():

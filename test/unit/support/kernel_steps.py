@@ -416,12 +416,13 @@ def _gemv_norm(s: _Step) -> None:
 
 
 def _rope_attention(s: _Step, normed: bool) -> None:
-    """A decode row's attention group in one launch: q, k and v read as activations, its caches' new row at the
-    drawn position (in two words now and then under int8x2), over a window now and then, turned by any scaling."""
-    kv, group, hd = s.one(1, 2), s.one(1, 2, 4), s.one(8, 16)
+    """An attention group in one launch, a decode row's or a chunk's: q, k and v read as activations, the caches'
+    new rows at the drawn positions (in two words now and then under int8x2), over a window now and then, turned by
+    any scaling."""
+    rows, kv, group, hd = s.rows(), s.one(1, 2), s.one(1, 2, 4), s.one(8, 16)
     heads = kv * group
-    (q, _), (k, _), (v, _) = s.act((heads * hd,)), s.act((kv * hd,)), s.act((kv * hd,))
-    pos = s.input((1,), "i32")
+    (q, _), (k, _), (v, _) = (s.act((rows, n * hd)) for n in (heads, kv, kv))
+    pos = s.input((rows,), "i32")
     gains = [s.weight((hd,), True) for _ in range(2)] if normed else []
     caches = [s.state((CACHE, kv * hd)) for _ in range(2)]
     params = {"heads": heads, "kv_heads": kv, "splits": s.one(1, 2, 3), "theta": s.one(1e4, 1e6)}
@@ -430,7 +431,7 @@ def _rope_attention(s: _Step, normed: bool) -> None:
     params |= s.one({}, {"scaling": "linear", "factor": 4.0}, {"scaling": "dynamic", "factor": 2.0, "original": 2})
     if s.numerics.two_words and s.flip():
         params["two_words"] = 1
-    out = s.tensor((heads * hd,))
+    out = s.tensor((rows, heads * hd))
     kind = "norm_rope_attention" if normed else "rope_attention"
     s.b.launch(kind, [q, k, v, pos, *gains], [*caches, out], **params)
     s.done(out)
