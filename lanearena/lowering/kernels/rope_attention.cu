@@ -141,7 +141,7 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
   const bool fresh = k != nullptr;  // the new row made here
 
   __shared__ float sq[GROUP_MAX * HD_MAX], sk[HD_MAX], sv[HD_MAX];
-  if (fresh) {
+  if (fresh && t0 < t1) {  // a chunk past the positions seen scores nothing: it only arrives
     new_row(sq, sk, sv, q, k, v, q_gain, k_gain, r, g, heads, kv_heads, hd, eps, p, p + 1, rot, theta, scaling, factor,
             low, high, original, two_words);
     if (t0 <= p && p < t1)
@@ -149,7 +149,7 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
         kc[(long)p * width + (long)g * hd + i] = sk[i];
         vc[(long)p * width + (long)g * hd + i] = sv[i];
       }
-  } else {
+  } else if (!fresh) {
     for (int i = threadIdx.x; i < group * hd; i += blockDim.x)
       sq[i] = q[((long)r * heads + (long)g * group) * hd + i];
     __syncthreads();
