@@ -89,6 +89,9 @@ def _group(store: KvStoreOp) -> _Group | None:
     elif norm_q is not None or norm_k is not None:  # both normed or neither
         return None
     group = _Group(norms, (rope_q, rope_k), store, attention)
+    inside = set(group.launches())
+    if not all(op in inside for op in before[: max(before.index(op) for op in inside if op in before) + 1]):
+        return None  # another norm or rope among the group's: the fused launch would move past it
     if not _read_only_inside(group, [q, k]):
         return None
     return group

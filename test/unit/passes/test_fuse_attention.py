@@ -94,3 +94,40 @@ def test_a_group_whose_turned_q_another_launch_reads_is_kept():
     after = kinds(fused(m))
     assert after.count("rope_attention") == 1
     assert len(launches) - len(after) == 3
+
+
+INTERLEAVED = """\
+lane.step @s numerics(f32) {
+  %pos = lane.input "pos" : !lane.tensor<1xi32>
+  %h = lane.input "h" : !lane.tensor<128xf32>
+  %w = lane.weight "w" : !lane.tensor<256x128xf32>
+  %g = lane.weight "g" : !lane.tensor<128xf32>
+  %qkv = lane.tensor "qkv" : !lane.tensor<256xf32>
+  lane.gemv %h, %w -> %qkv
+  %q = lane.view "q" %qkv[0] : !lane.tensor<128xf32>
+  %k = lane.view "k" %qkv[128] : !lane.tensor<64xf32>
+  %v = lane.view "v" %qkv[192] : !lane.tensor<64xf32>
+  lane.rope %pos -> %q heads(4)
+  %other = lane.tensor "other" : !lane.tensor<128xf32>
+  lane.norm %h, %g -> %other
+  lane.rope %pos -> %k heads(2)
+  %kc = lane.state "kc" : !lane.tensor<16x64xf32>
+  %vc = lane.state "vc" : !lane.tensor<16x64xf32>
+  lane.kv_store %k, %v, %pos -> %kc, %vc
+  %a = lane.tensor "a" : !lane.tensor<128xf32>
+  lane.attention %q, %kc, %vc, %pos -> %a heads(4) kv_heads(2)
+  lane.output %a, %other : !lane.tensor<128xf32>, !lane.tensor<128xf32>
+}
+"""
+
+
+def test_a_group_with_another_launch_among_its_own_is_kept():
+    """A norm of something else between the ropes: the fused launch, where the attention is, would move the first
+    rope past it; the pattern keeps the group as it is (the launches between must all be the group's). With the norm
+    before the group, it fuses."""
+    m = api.parse(INTERLEAVED)
+    launches = kinds(m)
+    assert kinds(fused(m)) == launches
+    rope_q = "  lane.rope %pos -> %q heads(4)\n"
+    before = INTERLEAVED.replace(rope_q, "").replace("  lane.rope %pos -> %k", rope_q + "  lane.rope %pos -> %k")
+    assert "rope_attention" in kinds(fused(api.parse(before)))  # the norm before the group: it fuses
