@@ -17,10 +17,13 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from lanearena import api
 from lanearena.dialects.base import LaunchOp
 from lanearena.dialects.lane import OutputOp, TensorOp
-from lanearena.frontend import decoder_step, load
+from lanearena.frontend import DecoderConfig, decoder_step, load
+from lanearena.lowering import session
 from lanearena.lowering.compile import compare, placed, run
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import random_feeds
+from lanearena.lowering.session import Session
+from lanearena.lowering.weights import RandomWeights
 from lanearena.passes.fuse.attention import ATTENTION_PATTERNS
 
 from ..lowering.test_reference_step import held_to_the_reference
@@ -40,10 +43,14 @@ rope (Qwen3's default at theta 1e6, Llama's llama3 scaling) and Qwen3's q/k-norm
 NUMERICS = [("f32", "attention"), ("int8", "attention"), ("int8x2", "attention"), ("int8x2", "attention_i8x2")]
 
 
-def module(model: str, numerics: str, attn_kind: str = "attention", rows: int = 1) -> ModuleOp:
+def config(model: str, numerics: str, attn_kind: str = "attention", rows: int = 1) -> DecoderConfig:
     settings = ["layers=2", "vocab=256", f"max_len={MAX_LEN}", "hidden=128", "ffn=256", "split=2", "attn_splits=2"]
     settings += [*SMALL[model], f"numerics={numerics}", f"attn_kind={attn_kind}", "output_logits=true", f"rows={rows}"]
-    return decoder_step(load(str(CONFIGS / f"{model}.json"), settings))
+    return load(str(CONFIGS / f"{model}.json"), settings)
+
+
+def module(model: str, numerics: str, attn_kind: str = "attention", rows: int = 1) -> ModuleOp:
+    return decoder_step(config(model, numerics, attn_kind, rows))
 
 
 def fused(m: ModuleOp) -> ModuleOp:
@@ -131,3 +138,26 @@ def test_a_group_with_another_launch_among_its_own_is_kept():
     rope_q = "  lane.rope %pos -> %q heads(4)\n"
     before = INTERLEAVED.replace(rope_q, "").replace("  lane.rope %pos -> %k", rope_q + "  lane.rope %pos -> %k")
     assert "rope_attention" in kinds(fused(api.parse(before)))  # the norm before the group: it fuses
+
+
+@pytest.mark.parametrize("numerics,attn_kind", [("f32", "attention"), ("int8x2", "attention_i8x2")])
+def test_a_session_of_fused_steps_generates_what_the_unfused_one_does(numerics, attn_kind, monkeypatch):
+    """Prefill chunks and decode rows sharing the caches on one device: the fused steps' logits, token after
+    token, are the unfused steps' within the numerics' tolerance (their caches written alike, in f32; under
+    int8x2 the fused steps keep the new rows' two words, which the unfused attention_i8x2 re-quantizes to)."""
+    c = config("qwen3-0.6b", numerics, attn_kind)
+    prompt = [3, 1, 4, 1, 5, 9, 2]  # a chunk of 4, then 3 decode rows, then 12 tokens
+    unfused = Session(c, RandomWeights(5), chunk=4).generate(prompt, 12)
+    built: list[list[str]] = []
+
+    def fused_step(config: DecoderConfig) -> ModuleOp:
+        m = fused(decoder_step(config))
+        built.append(kinds(m))
+        return m
+
+    monkeypatch.setattr(session, "decoder_step", fused_step)
+    got = Session(c, RandomWeights(5), chunk=4).generate(prompt, 12)
+    assert [k.count("norm_rope_attention") for k in built] == [2, 2]  # the decode step's and the chunk's
+    scale = float(np.abs(unfused[1]).max())
+    assert float(np.abs(got[1] - unfused[1]).max()) / scale <= TOLERANCE[numerics]
+    assert got[0] == unfused[0]
