@@ -102,12 +102,12 @@ class FunctionLives:
 
 
 def element_bytes(element: Attribute) -> int | None:
-    """Bytes of one element of type `element` in memory, None for a type without a whole number of bytes."""
+    """Bytes of one element of type `element` in memory as MLIR's default data layout stores it (`DataLayout::
+    getTypeSize`: its bits rounded up to whole bytes, so an `i1` takes a byte), None for a type it does not size."""
     if isinstance(element, IndexType):
         return INDEX_BYTES
     if isinstance(element, IntegerType | AnyFloat):
-        width = element.bitwidth
-        return width // 8 if width % 8 == 0 else None
+        return -(-element.bitwidth // 8)
     return None
 
 
@@ -177,7 +177,7 @@ def _placeable(alloc: memref.AllocOp, function: func.FuncOp, align: int) -> tupl
         return 0, "a memory space other than the default"
     width = element_bytes(kind.get_element_type())
     if width is None:
-        return 0, f"element type {kind.get_element_type()} has no whole number of bytes"
+        return 0, f"element type {kind.get_element_type()} is not sized here (integers, floats and index are)"
     size = prod(kind.get_shape()) * width
     if size == 0:
         return 0, "no bytes"

@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from lanearena import options, placement
 from lanearena.dialects.located import where
 from lanearena.memref.lifetimes import ARENA_ATTR, FunctionLives, function_lives
-from lanearena.memref.uses import AWAITED, USE_ENDS, UseEnd
+from lanearena.memref.uses import AWAITED, RETURNS, USE_ENDS, UseEnd
 from lanearena.model import ALIGN, DEVICE_BYTES
 
 LOWER_BOUND_ATTR = "lanearena.lower_bound"
@@ -147,9 +147,11 @@ def _keep_all(lives: FunctionLives, arena: str) -> None:
 class MemrefArenaPlace(ModulePass):
     """Options as `lane-arena-place`'s: `algorithm` (greedy, best-fit, portfolio, best: the default), `align` (a power
     of two: bytes every offset and the arena are aligned to; each size is rounded up to it), `work` (counted search a
-    function, for `best`: the result does not depend on the machine), `time_limit` (seconds, an extra bound) and
+    function, for `best`: the result does not depend on the machine), `time_limit` (seconds, an extra bound),
     `awaited` (names of a pipeline's own asynchronous ops whose uses last until their tokens are awaited, as
-    `uses.Awaited` says: `awaited="nvgpu.device_async_copy","nvgpu.device_async_wait"`)."""
+    `uses.Awaited` says: `awaited="nvgpu.device_async_copy","nvgpu.device_async_wait"`) and `sync` (names of a
+    pipeline's own region ops that run their regions before they return, which xDSL cannot tell from their class:
+    `sync="my.map"`, unregistered ops too)."""
 
     name = "memref-arena-place"
 
@@ -158,6 +160,7 @@ class MemrefArenaPlace(ModulePass):
     time_limit: float | int | None = None
     work: int | None = None
     awaited: tuple[str, ...] = ()
+    sync: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.algorithm not in placement.ALGORITHMS:
@@ -173,9 +176,9 @@ class MemrefArenaPlace(ModulePass):
             raise DiagnosticException(f"{self.name}: {e}") from None
 
     def use_ends(self) -> Mapping[str, UseEnd]:
-        """The table of when a use ends: `USE_ENDS` and the ops of `awaited`. A pipeline's subclass may give its
-        own (a DMA-like pair: `uses.Waited`)."""
-        return {**USE_ENDS, **dict.fromkeys(self.awaited, AWAITED)}
+        """The table of when a use ends: `USE_ENDS`, the ops of `awaited` and those of `sync`. A pipeline's subclass
+        may give its own (a DMA-like pair: `uses.Waited`; a region op that runs inline: `uses.RETURNS`)."""
+        return {**USE_ENDS, **dict.fromkeys(self.awaited, AWAITED), **dict.fromkeys(self.sync, RETURNS)}
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         ends = self.use_ends()

@@ -17,6 +17,7 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
 from lanearena.dialects.located import where
+from lanearena.memref.compat import accept_mlir_properties
 
 _LOCATED = re.compile(r"^(\S+?:\d+:\d+): (?:error: )?")
 
@@ -92,7 +93,7 @@ def parse_located(
 ) -> ModuleOp:
     """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located. The text is
     parsed after `line_offset` empty lines, so that every location found while parsing counts lines from the top of
-    the file."""
+    the file. MLIR's properties that xDSL's ops lack are then accepted (`memref.compat`)."""
     if isinstance(text, bytes):
         raw = text
         try:
@@ -106,7 +107,9 @@ def parse_located(
     if (quote := unclosed_string(text)) is not None:
         loc = parser.location(quote)
         raise LocatedDiagnostic(f"{name}:{loc.line.data}:{loc.column.data}: unterminated string literal")
-    return parser.parse_module(implicit_module)
+    module = parser.parse_module(implicit_module)
+    accept_mlir_properties(module)
+    return module
 
 
 def verify_located(module: ModuleOp) -> None:
