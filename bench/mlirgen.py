@@ -13,7 +13,7 @@ iree-base-compiler`): this script runs there for the torch steps (`--stage expor
 project's environment for the rest. Not part of CI: the interpreter takes minutes on the larger functions.
 
     python bench/mlirgen.py [--venv /work/venv-mlirgen] [--out /tmp/mlirgen] [--models mlp,gpt2_block,gpt2,llama]
-                            [--seed 0] [--no-run]
+                            [--seed 0] [--no-run] [--shapes bench|lit] [--layers N]
 """
 
 from __future__ import annotations
@@ -47,13 +47,20 @@ MODELS = ("mlp", "gpt2_block", "gpt2", "llama")
 # ---- the torch side (run with the venv's python) ----------------------------------------------------------------
 
 
-def torch_models(name: str):
-    """The module `name` (random weights, seeded) and an example input."""
+SHAPES = {
+    "bench": {"d": 16, "heads": 2, "seq": 4, "ffn": 32, "vocab": 24, "layers": 2},
+    "lit": {"d": 8, "heads": 2, "seq": 2, "ffn": 8, "vocab": 8, "layers": 1},
+}
+"""The models' sizes: `bench` for the table, `lit` for the committed tests (seconds in the interpreter)."""
+
+
+def torch_models(name: str, shapes: dict[str, int]):
+    """The module `name` of `shapes` (random weights, seeded) and an example input."""
     import torch
     from torch import nn
 
     torch.manual_seed(0)
-    d, heads, seq, ffn, vocab, layers = 16, 2, 4, 32, 24, 2
+    d, heads, seq, ffn, vocab, layers = (shapes[k] for k in ("d", "heads", "seq", "ffn", "vocab", "layers"))
 
     class Mlp(nn.Module):
         def __init__(self):
@@ -181,13 +188,13 @@ class WeightsAsArguments:
         self.wrapped = Wrapped()
 
 
-def export(out: Path, models: list[str]) -> None:
+def export(out: Path, models: list[str], shapes: dict[str, int]) -> None:
     """Writes `NAME.linalg.mlir` (torch-mlir's linalg on tensors) for each model, and `NAME.args.json`: the
     argument order (input, then parameters)."""
     from torch_mlir import fx
 
     for name in models:
-        module, example = torch_models(name)
+        module, example = torch_models(name, shapes)
         wrapped = WeightsAsArguments(module)
         weights = [p.detach() for p in module.parameters()]
         imported = fx.export_and_import(
@@ -197,7 +204,7 @@ def export(out: Path, models: list[str]) -> None:
         (out / f"{name}.args.json").write_text(json.dumps(["input", *wrapped.names]))
 
 
-def torch_results(out: Path, models: list[str]) -> None:
+def torch_results(out: Path, models: list[str], shapes: dict[str, int]) -> None:
     """For each `NAME.inputs.npz` (the arguments lanearena-run drew), torch's result as `NAME.torch.npy`."""
     import numpy
     import torch
@@ -205,7 +212,7 @@ def torch_results(out: Path, models: list[str]) -> None:
     for name in models:
         inputs = numpy.load(out / f"{name}.inputs.npz")
         args = [torch.from_numpy(inputs[f"arg{i}"]) for i in range(len(inputs.files))]
-        module, _ = torch_models(name)
+        module, _ = torch_models(name, shapes)
         wrapped = WeightsAsArguments(module)
         with torch.no_grad():
             result = wrapped.wrapped(*args)
@@ -303,19 +310,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-run", action="store_true")
     parser.add_argument("--stage", choices=("all", "export", "torch"), default="all")
+    parser.add_argument("--shapes", choices=tuple(SHAPES), default="bench")
+    parser.add_argument("--layers", type=int, default=None, help="layers of gpt2 and llama (default: the shapes')")
     args = parser.parse_args()
     models = args.models.split(",")
+    shapes = SHAPES[args.shapes] | ({"layers": args.layers} if args.layers else {})
     args.out.mkdir(parents=True, exist_ok=True)
     if args.stage == "export":
-        export(args.out, models)
+        export(args.out, models, shapes)
         return
     if args.stage == "torch":
-        torch_results(args.out, models)
+        torch_results(args.out, models, shapes)
         return
     import numpy
 
     python = str(args.venv / "bin" / "python")
-    me = [python, __file__, "--out", str(args.out), "--models", args.models]
+    me = [python, __file__, "--out", str(args.out), "--models", args.models, "--shapes", args.shapes]
+    me += ["--layers", str(shapes["layers"])]
     subprocess.run([*me, "--stage", "export"], check=True)
     table = {}
     for name in models:
