@@ -48,10 +48,11 @@ MODELS = ("mlp", "gpt2_block", "gpt2", "llama")
 
 
 SHAPES = {
-    "bench": {"d": 16, "heads": 2, "seq": 4, "ffn": 32, "vocab": 24, "layers": 2},  # vocab >= 16: drawn ids
+    "bench": {"d": 16, "heads": 2, "seq": 4, "ffn": 32, "vocab": 24, "layers": 2},
     "lit": {"d": 8, "heads": 2, "seq": 2, "ffn": 8, "vocab": 16, "layers": 1},
 }
-"""The models' sizes: `bench` for the table, `lit` for the committed tests (seconds in the interpreter)."""
+"""The models' sizes: `bench` for the table, `lit` for the committed tests (seconds in the interpreter). A vocabulary
+of at least 16: `lanearena-run --seed` draws token ids in [0, 16)."""
 
 
 def torch_models(name: str, shapes: dict[str, int]):

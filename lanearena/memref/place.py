@@ -3,12 +3,12 @@ into one `memref.alloc() : memref<Nxi8>` by lifetime, each becoming a `memref.vi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i8, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, StringAttr, i8, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -42,6 +42,12 @@ def buffers(lives: FunctionLives, align: int) -> list[placement.Buffer]:
     ]
 
 
+def identity_free(kind: MemRefType) -> bool:
+    """Whether `kind` writes neither a layout nor a memory space: it is what `memref.view` gives (most allocations
+    are, and making the type anew costs more than the rest of the rewrite)."""
+    return isinstance(kind.layout, NoneAttr) and isinstance(kind.memory_space, NoneAttr)
+
+
 @dataclass
 class AllocIntoView(RewritePattern):
     """A placed allocation becomes a view of the arena at its offset, made just before its first use (the op of its
@@ -58,7 +64,7 @@ class AllocIntoView(RewritePattern):
         kind = op.memref.type
         assert isinstance(kind, MemRefType)
         shift = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-        plain = MemRefType(kind.get_element_type(), kind.get_shape())
+        plain = kind if identity_free(kind) else MemRefType(kind.get_element_type(), kind.get_shape())
         view = memref.ViewOp(arena.memref, shift.result, (), plain)
         made: list[Operation] = [shift, view]
         if plain != kind:
@@ -182,5 +188,17 @@ class MemrefArenaPlace(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         ends = self.use_ends()
-        for function in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
+        for function in [f for f in functions(op) if f.body.blocks]:
             place_function(function, self.algorithm, self.align, self.time_limit, self.work, ends)
+
+
+def functions(op: Operation) -> Iterator[func.FuncOp]:
+    """The `func.func`s inside `op`, at any depth, without walking through their bodies (a function's ops are the
+    most of a module's)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                if isinstance(child, func.FuncOp):
+                    yield child
+                else:
+                    yield from functions(child)

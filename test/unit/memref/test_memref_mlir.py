@@ -11,9 +11,8 @@ import struct
 import pytest
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import FloatAttr, TensorType
-from xdsl.irdl import irdl_op_definition, region_def, traits_def
 from xdsl.ir import Dialect
-from xdsl.irdl import IRDLOperation
+from xdsl.irdl import IRDLOperation, irdl_op_definition, region_def, traits_def
 from xdsl.traits import NoTerminator, RecursiveMemoryEffect
 
 from lanearena.memref import uses
@@ -131,7 +130,8 @@ def test_i1_buffers_take_a_byte_an_element():
 
 def test_a_float_splat_written_by_its_bits_is_read_as_mlir_means_it(tmp_path):
     """-inf and a NaN written as MLIR writes them (their bits), as a global and as a constant."""
-    text = """"memref.global"() <{constant, initial_value = dense<0xFF800000> : tensor<2xf32>, sym_name = "low", sym_visibility = "private", type = memref<2xf32>}> : () -> ()
+    text = """"memref.global"() <{constant, initial_value = dense<0xFF800000> : tensor<2xf32>, sym_name = "low",
+  sym_visibility = "private", type = memref<2xf32>}> : () -> ()
 func.func @main() -> (f32, f32) {
   %c1 = arith.constant 1 : index
   %g = memref.get_global @low : memref<2xf32>
@@ -145,7 +145,9 @@ func.func @nan() -> tensor<2xf64> {
     results, _ = run_function(text)
     assert results == [-math.inf, -math.inf]
     module = parse_located(_context(), text, "f.mlir")
-    nan = next(op for op in module.walk() if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, TensorType))
+    nan = next(
+        op for op in module.walk() if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, TensorType)
+    )
     bits = struct.unpack("<Q", struct.pack("<d", nan.value.get_values()[0]))[0]  # type: ignore[attr-defined]
     assert bits == 0x7FF8000000000001
 
@@ -193,8 +195,10 @@ def test_scalar_ops_the_interpreter_lacked(line, argument, expected):
     interpreter = Interpreter(module)
     LanearenaRunMain([]).register_implementations(interpreter)
     (result,), _ = run.call(interpreter, ctx, "main", f"{argument!r} : f64")
-    assert FloatAttr(result, 64).value.data == pytest.approx(expected, rel=1e-12) if isinstance(result, float) else (
-        result.value.data == pytest.approx(expected, rel=1e-12)
+    assert (
+        FloatAttr(result, 64).value.data == pytest.approx(expected, rel=1e-12)
+        if isinstance(result, float)
+        else (result.value.data == pytest.approx(expected, rel=1e-12))
     )
 
 
@@ -231,10 +235,13 @@ def test_a_false_assert_stops_the_run_at_its_line(tmp_path, capsys):
 
 def test_linalg_generic_stores_each_output_and_reads_its_indices():
     """Two outputs: out0[i, j] = 10 i + j (from linalg.index), out1[i, j] = input[j] * 2."""
-    text = """func.func @main(%in: memref<3xf64>, %o0: memref<2x3xi64>, %o1: memref<2x3xf64>) -> (memref<2x3xi64>, memref<2x3xf64>) {
+    text = """func.func @main(%in: memref<3xf64>, %o0: memref<2x3xi64>, %o1: memref<2x3xf64>)
+    -> (memref<2x3xi64>, memref<2x3xf64>) {
   %ten = arith.constant 10 : i64
   %two = arith.constant 2.0 : f64
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%in : memref<3xf64>) outs(%o0, %o1 : memref<2x3xi64>, memref<2x3xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%in : memref<3xf64>) outs(%o0, %o1 : memref<2x3xi64>, memref<2x3xf64>) {
   ^bb0(%x: f64, %a: i64, %b: f64):
     %i = linalg.index 0 : index
     %j = linalg.index 1 : index
