@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import textwrap
 import time
 from pathlib import Path
 
@@ -297,6 +298,54 @@ def study(path: Path, seed: int, run: bool) -> dict:
     return row
 
 
+LIT_RUN = """// RUN: lanearena-run %s --seed 0 --verbose > %t.before
+// RUN: lanearena-opt %s -p memref-arena-place | tee %t.placed | lanearena-run - --seed 0 --verbose > %t.after
+// RUN: diff %t.before %t.after
+// RUN: filecheck %s --input-file=%t.placed
+"""
+
+
+def write_lit(args: argparse.Namespace, name: str, form: str, shapes: dict[str, int], row: dict, expected) -> None:
+    """`torch_NAME_FORM.mlir` in `args.lit`: the function with its provenance, what the pass gives on it, and
+    torch's result on the arguments `lanearena-run --seed 0` draws (`// TORCH:`, read by
+    test/unit/memref/test_torch_outputs.py)."""
+    python = str(args.venv / "bin" / "python")
+    versions = subprocess.run(
+        [
+            python,
+            "-c",
+            "import importlib.metadata as m; print(*(m.version(p) for p in "
+            "('torch', 'torch-mlir', 'iree-base-compiler')))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    lowered = "its linalg ops kept" if form == "linalg" else "its linalg ops lowered to loops (" + " ".join(LOOPS) + ")"
+    arguments = json.loads((args.out / f"{name}.args.json").read_text())
+    lines = [
+        f"// {name} ({', '.join(f'{k} {v}' for k, v in shapes.items())}), random weights, exported by torch"
+        f" {versions[0]} (torch.export), lowered to linalg on tensors by torch-mlir {versions[1]}, bufferized by"
+        f" iree-opt (iree-base-compiler {versions[2]}): {' '.join(BUFFERIZE)} --mlir-print-op-generic; with"
+        f" {lowered}. Made by `python bench/mlirgen.py --shapes {args.shapes} --models {name} --lit DIR`.",
+        f"// Arguments: {', '.join(arguments)}.",
+        f"// {row['buffers']} buffers placed ({', '.join(row['kept'])}: the result), the arena at the lower bound,"
+        f" {row['arena']} bytes ({row['no_reuse']} without reuse); placed, it runs the same; torch's result on the"
+        " arguments lanearena-run --seed 0 draws:",
+        "// TORCH: " + json.dumps([float(f"{v:.7g}") for v in expected.ravel().tolist()]),
+        f"// CHECK: lanearena.bytes = {row['arena']} : i64, lanearena.lower_bound = {row['arena']} : i64",
+        '// CHECK: lanearena.own = "escapes through func.return"',
+    ]
+    text = (args.out / f"{name}.{form}.memref.mlir").read_text()
+    wrapped = [
+        textwrap.fill(line, 118, subsequent_indent="// ", break_on_hyphens=False)
+        if not line.startswith("// TORCH")
+        else line
+        for line in lines
+    ]
+    (args.lit / f"torch_{name}_{form}.mlir").write_text(LIT_RUN + "\n" + "\n".join(wrapped) + "\n\n" + text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--venv", type=Path, default=Path("/work/venv-mlirgen"))
@@ -307,6 +356,7 @@ def main() -> None:
     parser.add_argument("--stage", choices=("all", "export", "torch"), default="all")
     parser.add_argument("--shapes", choices=tuple(SHAPES), default="bench")
     parser.add_argument("--layers", type=int, default=None, help="layers of gpt2 and llama (default: the shapes')")
+    parser.add_argument("--lit", type=Path, default=None, help="write each function as a lit test into this folder")
     args = parser.parse_args()
     models = args.models.split(",")
     shapes = SHAPES[args.shapes] | ({"layers": args.layers} if args.layers else {})
@@ -339,6 +389,8 @@ def main() -> None:
                 got = table[f"{name}/{form}"]["result"]
                 err = float(numpy.max(numpy.abs(numpy.asarray(got, dtype=numpy.float64) - expected)))
                 print(f"{name}/{form}: max |lanearena-run - torch| = {err:.3g}")
+                if args.lit is not None:
+                    write_lit(args, name, form, shapes, table[f"{name}/{form}"], expected)
 
 
 if __name__ == "__main__":
