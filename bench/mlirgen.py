@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import textwrap
 import time
@@ -326,7 +327,7 @@ def write_lit(args: argparse.Namespace, name: str, form: str, shapes: dict[str, 
     lines = [
         f"// {name} ({', '.join(f'{k} {v}' for k, v in shapes.items())}), random weights, exported by torch"
         f" {versions[0]} (torch.export), lowered to linalg on tensors by torch-mlir {versions[1]}, bufferized by"
-        f" iree-opt (iree-base-compiler {versions[2]}): {' '.join(BUFFERIZE)} --mlir-print-op-generic; with"
+        f" iree-opt (iree-base-compiler {versions[2]}): {shlex.join(BUFFERIZE)} --mlir-print-op-generic; with"
         f" {lowered}. Made by `python bench/mlirgen.py --shapes {args.shapes} --models {name} --lit DIR`.",
         f"// Arguments: {', '.join(arguments)}.",
         f"// {row['buffers']} buffers placed ({', '.join(row['kept'])}: the result), the arena at the lower bound,"

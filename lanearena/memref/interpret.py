@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from math import prod
-from typing import Any
+from typing import Any, Literal
 
 import numpy
 from xdsl.dialects import affine, memref
@@ -274,7 +274,7 @@ def random_values(element: Attribute, count: int, rng: numpy.random.Generator) -
     return [int(v) for v in rng.integers(0, top, count)]
 
 
-def random_argument(kind: Attribute, rng: numpy.random.Generator, index_bitwidth: int) -> Any:
+def random_argument(kind: Attribute, rng: numpy.random.Generator, index_bitwidth: Literal[32, 64]) -> Any:
     """An argument of type `kind` as the interpreter holds it, its values drawn as `random_values` does."""
     if isinstance(kind, MemRefType):
         shape = kind.get_shape()

@@ -5,10 +5,11 @@
 
 // gpt2_block (d 8, heads 2, seq 2, ffn 8, vocab 16, layers 1), random weights, exported by torch 2.13.0+cpu
 // (torch.export), lowered to linalg on tensors by torch-mlir 20261001, bufferized by iree-opt (iree-base-compiler
-// 3.13.0): --linalg-generalize-named-ops --one-shot-bufferize=bufferize-function-boundaries function-boundary-type-
-// conversion=identity-layout-map --canonicalize --cse --ownership-based-buffer-deallocation --canonicalize --buffer-
-// deallocation-simplification --bufferization-lower-deallocations --canonicalize --cse --mlir-print-op-generic; with
-// its linalg ops kept. Made by `python bench/mlirgen.py --shapes lit --models gpt2_block --lit DIR`.
+// 3.13.0): --linalg-generalize-named-ops '--one-shot-bufferize=bufferize-function-boundaries
+// function-boundary-type-conversion=identity-layout-map' --canonicalize --cse --ownership-based-buffer-deallocation
+// --canonicalize --buffer-deallocation-simplification --bufferization-lower-deallocations --canonicalize --cse
+// --mlir-print-op-generic; with its linalg ops kept. Made by `python bench/mlirgen.py --shapes lit --models
+// gpt2_block --lit DIR`.
 // Arguments: input, ln_1.weight, ln_1.bias, ln_2.weight, ln_2.bias, c_attn.weight, c_attn.bias, c_proj.weight,
 // c_proj.bias, c_fc.weight, c_fc.bias, mlp_proj.weight, mlp_proj.bias.
 // 34 buffers placed (escapes through func.return: the result), the arena at the lower bound, 2304 bytes (10752

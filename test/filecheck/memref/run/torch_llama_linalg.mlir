@@ -5,10 +5,11 @@
 
 // llama (d 8, heads 2, seq 2, ffn 8, vocab 16, layers 1), random weights, exported by torch 2.13.0+cpu
 // (torch.export), lowered to linalg on tensors by torch-mlir 20261001, bufferized by iree-opt (iree-base-compiler
-// 3.13.0): --linalg-generalize-named-ops --one-shot-bufferize=bufferize-function-boundaries function-boundary-type-
-// conversion=identity-layout-map --canonicalize --cse --ownership-based-buffer-deallocation --canonicalize --buffer-
-// deallocation-simplification --bufferization-lower-deallocations --canonicalize --cse --mlir-print-op-generic; with
-// its linalg ops kept. Made by `python bench/mlirgen.py --shapes lit --models llama --lit DIR`.
+// 3.13.0): --linalg-generalize-named-ops '--one-shot-bufferize=bufferize-function-boundaries
+// function-boundary-type-conversion=identity-layout-map' --canonicalize --cse --ownership-based-buffer-deallocation
+// --canonicalize --buffer-deallocation-simplification --bufferization-lower-deallocations --canonicalize --cse
+// --mlir-print-op-generic; with its linalg ops kept. Made by `python bench/mlirgen.py --shapes lit --models llama
+// --lit DIR`.
 // Arguments: input, embed.weight, layers.0.input_layernorm.weight, layers.0.post_attention_layernorm.weight,
 // layers.0.q.weight, layers.0.k.weight, layers.0.v.weight, layers.0.o.weight, layers.0.gate.weight,
 // layers.0.up.weight, layers.0.down.weight, norm.weight, lm_head.weight.

@@ -4,11 +4,12 @@
 // RUN: filecheck %s --input-file=%t.placed
 
 // mlp (d 8, heads 2, seq 2, ffn 8, vocab 16, layers 1), random weights, exported by torch 2.13.0+cpu (torch.export),
-// lowered to linalg on tensors by torch-mlir 20261001, bufferized by iree-opt (iree-base-compiler 3.13.0): --linalg-
-// generalize-named-ops --one-shot-bufferize=bufferize-function-boundaries function-boundary-type-conversion=identity-
-// layout-map --canonicalize --cse --ownership-based-buffer-deallocation --canonicalize --buffer-deallocation-
-// simplification --bufferization-lower-deallocations --canonicalize --cse --mlir-print-op-generic; with its linalg
-// ops kept. Made by `python bench/mlirgen.py --shapes lit --models mlp --lit DIR`.
+// lowered to linalg on tensors by torch-mlir 20261001, bufferized by iree-opt (iree-base-compiler 3.13.0):
+// --linalg-generalize-named-ops '--one-shot-bufferize=bufferize-function-boundaries
+// function-boundary-type-conversion=identity-layout-map' --canonicalize --cse --ownership-based-buffer-deallocation
+// --canonicalize --buffer-deallocation-simplification --bufferization-lower-deallocations --canonicalize --cse
+// --mlir-print-op-generic; with its linalg ops kept. Made by `python bench/mlirgen.py --shapes lit --models mlp --lit
+// DIR`.
 // Arguments: input, up.weight, up.bias, down.weight, down.bias.
 // 3 buffers placed (escapes through func.return: the result), the arena at the lower bound, 768 bytes (768 without
 // reuse); placed, it runs the same; torch's result on the arguments lanearena-run --seed 0 draws:
