@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.interpreters import builtin as builtin_functions
-from xdsl.interpreters import math as math_functions
 from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
@@ -291,19 +290,3 @@ def as_numpy(value: Any) -> Any:
         array = strided(value)
         return numpy.array(array.data).reshape(array.shape)
     return number(value)
-
-
-def register(interpreter: Interpreter) -> None:
-    """Adds these functions and those of `scalars` to `interpreter`, over xDSL's own for the same ops."""
-    from lanearena.memref import scalars  # it builds on this module's helpers
-
-    interpreter.register_implementations(ByteMemrefFunctions(), override=True)
-    interpreter.register_implementations(AffineAccessFunctions(), override=True)
-    interpreter.register_implementations(math_functions.MathFunctions())  # not among xdsl-run's
-    for functions in (
-        scalars.ArithFloatFunctions(),
-        scalars.MathFunctions(),
-        scalars.CfFunctions(),
-        scalars.LinalgFunctions(),
-    ):
-        interpreter.register_implementations(functions, override=True)

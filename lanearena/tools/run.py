@@ -15,13 +15,14 @@ import numpy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, PythonValues
+from xdsl.interpreters.math import MathFunctions
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.tools.xdsl_run import xDSLRunMain
 from xdsl.traits import CallableOpInterface
 
 from lanearena.dialects.located import where
-from lanearena.memref import inflight, interpret
+from lanearena.memref import inflight, interpret, scalars
 from lanearena.tools import read_stdin_for_dash
 from lanearena.tools.diagnose import error_line, parse_located, verify_located
 
@@ -57,8 +58,17 @@ class LanearenaRunMain(xDSLRunMain):
 
     def register_implementations(self, interpreter: Interpreter):
         super().register_implementations(interpreter)
-        interpret.register(interpreter)
-        interpreter.register_implementations(inflight.AsyncFunctions(), override=True)
+        interpreter.register_implementations(MathFunctions())  # xDSL's own, not among xdsl-run's
+        for functions in (
+            interpret.ByteMemrefFunctions(),
+            interpret.AffineAccessFunctions(),
+            scalars.ArithFloatFunctions(),
+            scalars.MathFunctions(),
+            scalars.CfFunctions(),
+            scalars.LinalgFunctions(),
+            inflight.AsyncFunctions(),
+        ):
+            interpreter.register_implementations(functions, override=True)
 
     def run(self) -> int:
         """Runs the function; the exit status."""
