@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 from lanearena import api
 from lanearena.analysis.lifetimes import problem
@@ -19,7 +20,7 @@ from lanearena.cli.memory import available_memory, check_memory, run_bytes
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig, decoder_step
-from lanearena.frontend.checkpoint import Checkpoint, is_model_directory
+from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
 from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import WeightSource
@@ -54,7 +55,12 @@ def register(sub) -> None:
         choices=("auto", "numpy", "cuda"),
         help="where to run: cuda (PyCUDA and a GPU), numpy (the CPU runtime), auto (cuda where it can, default)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs (and of sampling)")
+    p.add_argument(
+        "--random-weights",
+        action="store_true",
+        help="run a model directory's config with random weights (a directory without safetensors is refused)",
+    )
     p.add_argument("--no-graph", action="store_true", help="on the GPU, time the plain path, not the CUDA graph")
     add_flags(p)
     add_generation_flags(p)
@@ -68,7 +74,7 @@ def run(args) -> int:
     show = Progress(args.quiet or args.json)
     config = _config(args)
     backend = _backend(args.backend)
-    weights = _weights(args.model, config)
+    weights = _weights(args.model, config, args.random_weights)
     if generating(args):
         report, ok = generate(args, config, weights, backend, show), True
     else:
@@ -96,9 +102,14 @@ def _backend(name: str) -> str:
         raise UserError(str(e)) from None
 
 
-def _weights(model: str, config: DecoderConfig) -> WeightSource | None:
-    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed)."""
-    return Checkpoint(model, config) if is_model_directory(model) else None
+def _weights(model: str, config: DecoderConfig, random: bool) -> WeightSource | None:
+    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed): a directory
+    without safetensors weights is refused, naming what it holds, unless `random` weights are asked for."""
+    if random or not Path(model).is_dir():
+        return None
+    if not has_weights(model):
+        raise no_weights(model)
+    return Checkpoint(model, config)
 
 
 def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> tuple[dict, bool]:

@@ -14,8 +14,10 @@ from typing import Any
 
 from lanearena.errors import UserError
 from lanearena.files import STDIN, STDIN_NAME, decode
+from lanearena.frontend.checkpoint import default_numerics
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.frontend.hf import hugging_face
+from lanearena.frontend.model_files import open_regular
 
 # Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
 _TINY: dict[str, Any] = dict(
@@ -73,9 +75,10 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
     elif spec == STDIN:
         values, origin = _read_json(path, notes)
     elif path.is_dir():
-        if not (path / "config.json").is_file():
+        if not (path / "config.json").exists():
             raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
-        values, origin = _read_json(path / "config.json", notes)
+        chosen = any(setting(s)[0] == "numerics" for s in settings)
+        values, origin = _read_json(path / "config.json", notes, path, numerics=not chosen)
     elif spec.endswith(".json") or path.exists():
         values, origin = _read_json(path, notes)
     else:
@@ -126,33 +129,52 @@ def fitting_split(values: dict) -> int:
     """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
     blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
     quantized = values.get("numerics", "int8") != "f32"
+
+    def whole(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
     widths = [values.get(k) for k in ("hidden", "ffn")]
-    if isinstance(values.get("heads"), int) and isinstance(values.get("head_dim"), int):
+    if whole(values.get("heads")) and whole(values.get("head_dim")):
         widths.append(values["heads"] * values["head_dim"])
-    ks = [k for k in widths if isinstance(k, int) and k > 0]
-    return next(s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks))
+    ks = [k for k in widths if whole(k)]
+    # none fits where a width is no whole number of blocks: the config's check then names that width
+    return next((s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks)), 1)
 
 
-def _read_json(path: Path, notes: list[str] | None = None):
+def _read_json(path: Path, notes: list[str] | None = None, directory: Path | None = None, numerics: bool = False):
     """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), and where each key is
-    written in it (`path:line`)."""
+    written in it (`path:line`). The config.json of model directory `directory` must be a regular file, and where
+    it names no numerics (and `numerics`: no setting does), the numerics are the checkpoint's own
+    (`checkpoint.default_numerics`)."""
     stdin = str(path) == STDIN
     stem = None if stdin else path.stem
     if stdin:
         path = Path(STDIN_NAME)
     try:
-        raw = sys.stdin.buffer.read() if stdin else path.read_bytes()
+        if stdin:
+            raw = sys.stdin.buffer.read()
+        elif directory is not None:
+            with open_regular(path, ConfigError) as f:
+                raw = f.read()
+        else:
+            raw = path.read_bytes()
         text = decode(raw, str(path), "config")
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
+    except ConfigError:
+        raise
     except UserError as e:
         raise ConfigError(str(e)) from None
     try:
         values = json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: JSON nested too deep to read") from None
     if not isinstance(values, dict):
         raise ConfigError(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+    if directory is not None and numerics and "numerics" not in values:
+        values["numerics"] = default_numerics(directory, values)
 
     def origin(key: str | None) -> str:
         match = re.search(rf'"{re.escape(key)}"\s*:', text) if key else None
