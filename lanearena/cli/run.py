@@ -6,6 +6,7 @@ prefill step, then `--generate` greedy decode steps, the caches kept on the devi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -15,8 +16,8 @@ from lanearena import api
 from lanearena.analysis.lifetimes import problem
 from lanearena.cli.budget import add_algorithm, add_flags
 from lanearena.cli.config import add_settings, config_of
-from lanearena.cli.generation import add_generation_flags, generate, generating
-from lanearena.cli.memory import available_memory, check_memory, run_bytes
+from lanearena.cli.generation import add_generation_flags, check_flags, generate, generating, run_length
+from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig, decoder_step
@@ -44,8 +45,9 @@ def register(sub) -> None:
         nargs="?",
         default="tiny",
         help="a shipped config (tiny, tiny-moe, tiny-prefill, qwen3-0.6b, qwen3-30b-a3b, ...), a JSON file of config "
-        "keys or a Hugging Face config.json (- for standard input), or a model directory (config.json and "
-        "safetensors weights, which the run uploads; else the weights are random) (default: tiny)",
+        "keys or a Hugging Face config.json (- for standard input; random weights), a model directory (config.json "
+        "and safetensors weights, which the run uploads), or a step's .mlir file (run with random inputs and "
+        "weights) (default: tiny)",
     )
     add_settings(p, "layers=2")
     add_algorithm(p)
@@ -72,13 +74,27 @@ def register(sub) -> None:
 
 def run(args) -> int:
     show = Progress(args.quiet or args.json)
+    check_flags(args)
+    if args.model.endswith(".mlir"):
+        report, ok = _run_step_file(args, show)
+        show.close()
+        _print(report, args.json)
+        return 0 if ok else 1
     config = _config(args)
     backend = _backend(args.backend)
+    if not generating(args) and args.max_len is not None:
+        config = dataclasses.replace(config, max_len=run_length(config, 1, args.max_len))
     weights = _weights(args.model, config, args.random_weights)
+    if backend == "numpy":  # before a step is built: one of a million layers takes minutes to find too large
+        check_memory(config.name, config_bytes(config), available_memory())
     if generating(args):
         report, ok = generate(args, config, weights, backend, show), True
     else:
-        report, ok = _compare(args, config, weights, backend, show)
+        t = time.perf_counter()
+        module = decoder_step(config)
+        built = time.perf_counter() - t
+        report, ok = _compare(args, config.name, module, weights, backend, show)
+        report = {"config": config.name, "numerics": config.numerics, **report, "build_s": round(built, 4)}
     show.close()
     _print(report, args.json)
     return 0 if ok else 1
@@ -112,26 +128,34 @@ def _weights(model: str, config: DecoderConfig, random: bool) -> WeightSource | 
     return Checkpoint(model, config)
 
 
-def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> tuple[dict, bool]:
-    """The step placed, run as placed and as the unshared reference, and the report of both."""
+def _run_step_file(args, show) -> tuple[dict, bool]:
+    """A `lane.step` written by hand (or by `lanearena build`) run as a config's step is: placed (unless it is),
+    run as placed and unshared with random inputs and weights, and compared."""
+    if generating(args):
+        raise UserError(f"{args.model} is a step: it runs as it is, with no prompt (generation takes a config)")
+    if args.settings or args.random_weights or args.max_len is not None:
+        raise UserError(f"{args.model} is a step: --set, --max-len and --random-weights are for configs")
+    module = api.parse_file(args.model)
+    report, ok = _compare(args, args.model, module, None, _backend(args.backend), show)
+    return {"step": args.model, **report}, ok
+
+
+def _compare(args, name: str, module, weights: WeightSource | None, backend: str, show) -> tuple[dict, bool]:
+    """The step of `module` placed, run as placed and as the unshared reference, and the report of both."""
     times = {}
-    t = time.perf_counter()
-    module = decoder_step(config)
-    times["build_s"] = time.perf_counter() - t
-    show(f"placing {config.name}")
+    show(f"placing {name}")
     t = time.perf_counter()
     api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
     step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
     if backend == "numpy":
         need = run_bytes(step.step, step.plan.bytes + unshared(step.plan).bytes, COMPARISON_COPIES)
-        check_memory(config.name, need, available_memory())
+        check_memory(name, need, available_memory())
     show(f"running {len(step.step.launches)} launches on {backend}")
     t = time.perf_counter()
     result = compare(step, backend, args.seed, weights)
     times["run_s"] = time.perf_counter() - t
     report = {
-        "config": config.name,
         "weights": "checkpoint" if weights is not None else "random",
         "launches": len(step.step.launches),
         "arena_bytes": step.plan.bytes,
