@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -169,15 +170,34 @@ def _check_memory(config: DecoderConfig, chunk: int) -> None:
     check_memory(config.name, run_bytes(step_of(op)[0], total, copies=1), available_memory())
 
 
-def generate(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> dict:
-    """The report of a generation: the prompt's and the generated tokens (and text, streamed to standard output as
-    it is generated unless --json), why it stopped, the numerics, the times it took."""
+@dataclass(frozen=True)
+class Asked:
+    """What a generation is asked for, read and checked before anything is built: the prompt's `ids`, the
+    `tokenizer` that made them (None for ids given), at most `n` tokens, the `config` with caches of the run's
+    length, the `stop` ids and the `sampling`."""
+
+    ids: list[int]
+    tokenizer: Any
+    n: int
+    config: DecoderConfig
+    stop: frozenset[int]
+    sampling: Sampling
+
+
+def asked(args, config: DecoderConfig) -> Asked:
+    """The generation `args` ask of `config`, every flag checked."""
     ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
-    config = dataclasses.replace(config, max_len=run_length(config, len(ids) + n, args.max_len))
-    sampling = Sampling(args.temperature, args.top_k, args.top_p, args.seed)
+    sized = dataclasses.replace(config, max_len=run_length(config, len(ids) + n, args.max_len))
     directory = Path(args.model)
-    stop = set() if args.ignore_eos or not directory.is_dir() else eos_ids(directory)
+    stop = frozenset() if args.ignore_eos or not directory.is_dir() else frozenset(eos_ids(directory))
+    return Asked(ids, tok, n, sized, stop, Sampling(args.temperature, args.top_k, args.top_p, args.seed))
+
+
+def generate(args, run: Asked, weights: WeightSource | None, backend: str, show) -> dict:
+    """The report of generation `run`: the prompt's and the generated tokens (and text, streamed to standard output
+    as it is generated unless --json), why it stopped, the numerics, the times it took."""
+    ids, tok, n, config, stop = run.ids, run.tokenizer, run.n, run.config, run.stop
     chunk = max(1, min(args.chunk, config.max_len))
     if backend == "numpy":
         _check_memory(config, chunk)
@@ -190,7 +210,7 @@ def generate(args, config: DecoderConfig, weights: WeightSource | None, backend:
     streamed = tok is not None and not args.json
     stream = TextStream(tok.decode, _write) if streamed else lambda token: None
     t = time.perf_counter()
-    tokens, logits = decoding.generate(session.forward, ids, n, sampling, stop, stream)
+    tokens, logits = decoding.generate(session.forward, ids, n, run.sampling, stop, stream)
     spent = time.perf_counter() - t
     if streamed:
         _write("\n")

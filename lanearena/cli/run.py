@@ -16,15 +16,17 @@ from lanearena import api
 from lanearena.analysis.lifetimes import problem
 from lanearena.cli.budget import add_algorithm, add_flags
 from lanearena.cli.config import add_settings, config_of
-from lanearena.cli.generation import add_generation_flags, check_flags, generate, generating, run_length
+from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
 from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
-from lanearena.frontend import DecoderConfig, decoder_step
+from lanearena.frontend import ConfigError, DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
 from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import WeightSource
+from lanearena.model import Role
+from lanearena.passes.convert import step_of, steps
 
 COMPARISON_COPIES = 4
 """Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's
@@ -82,19 +84,30 @@ def run(args) -> int:
         return 0 if ok else 1
     config = _config(args)
     backend = _backend(args.backend)
-    if not generating(args) and args.max_len is not None:
+    wanted = asked(args, config) if generating(args) else None
+    if wanted is not None:
+        config = wanted.config
+    elif args.max_len is not None:
         config = dataclasses.replace(config, max_len=run_length(config, 1, args.max_len))
     weights = _weights(args.model, config, args.random_weights)
+    if isinstance(weights, Checkpoint):
+        _check_first_layers(config, weights)
     if backend == "numpy":  # before a step is built: one of a million layers takes minutes to find too large
-        check_memory(config.name, config_bytes(config), available_memory())
-    if generating(args):
-        report, ok = generate(args, config, weights, backend, show), True
-    else:
-        t = time.perf_counter()
-        module = decoder_step(config)
-        built = time.perf_counter() - t
-        report, ok = _compare(args, config.name, module, weights, backend, show)
-        report = {"config": config.name, "numerics": config.numerics, **report, "build_s": round(built, 4)}
+        check_memory(args.model, config_bytes(config), available_memory())
+    try:
+        if wanted is not None:
+            report, ok = generate(args, wanted, weights, backend, show), True
+        else:
+            t = time.perf_counter()
+            module = decoder_step(config)
+            built = time.perf_counter() - t
+            report, ok = _compare(args, config.name, module, weights, backend, show)
+            report = {"config": config.name, "numerics": config.numerics, **report, "build_s": round(built, 4)}
+    except UserError as e:
+        if args.model in str(e):
+            raise
+        # a step the config makes and the kernels refuse (a grid past CUDA's, ...): the config is at fault
+        raise UserError(f"{args.model}: the config's step cannot run: {e}") from None
     show.close()
     _print(report, args.json)
     return 0 if ok else 1
@@ -126,6 +139,19 @@ def _weights(model: str, config: DecoderConfig, random: bool) -> WeightSource | 
     if not has_weights(model):
         raise no_weights(model)
     return Checkpoint(model, config)
+
+
+def _check_first_layers(config: DecoderConfig, weights: Checkpoint) -> None:
+    """The checkpoint's tensors checked against the step of the config's first layers (up to its first full
+    attention layer and its first mixture), before the whole step is built: a config whose shapes are not the
+    checkpoint's is refused in a fraction of a second however large it makes the step."""
+    layers = min(config.layers, max(config.attn_interval, config.sparse_step))
+    try:
+        first = dataclasses.replace(config, layers=layers)
+    except ConfigError:  # the layers cut cannot stand alone (dense_layers past them): the whole step checks it
+        return
+    (op,) = steps(decoder_step(first))
+    weights.check({t.name: t.shape for t in step_of(op)[0].tensors.values() if t.role is Role.WEIGHT}, every=False)
 
 
 def _run_step_file(args, show) -> tuple[dict, bool]:

@@ -86,9 +86,10 @@ class Checkpoint:
         entry = self.entries.get(name)
         return f"{entry.file}" if entry is not None else str(self.directory)
 
-    def check(self, weights: dict[str, tuple[int, ...]]) -> None:
+    def check(self, weights: dict[str, tuple[int, ...]], every: bool = True) -> None:
         """Raises a CheckpointError naming every checkpoint tensor that the step `weights` (name: shape) need and
-        the directory lacks or holds in another shape, and every tensor the directory holds that no weight uses."""
+        the directory lacks or holds in another shape, and (where the weights are `every` one of the step) every
+        tensor the directory holds that no weight uses."""
         problems, used = [], set()
         for weight in weights:
             try:
@@ -106,7 +107,7 @@ class Checkpoint:
                         f"{entry.file}: tensor '{piece.name}' is {list(entry.shape)}, the config makes it "
                         f"{list(piece.shape)} (for {weight})"
                     )
-        for name in sorted(set(self.entries) - used):
+        for name in sorted(set(self.entries) - used) if every else ():
             if not skipped(self.model_type, name, self.config):
                 problems.append(f"{self.entries[name].file}: tensor '{name}' is not one a {self.model_type} step uses")
         if problems:

@@ -129,6 +129,9 @@ FIELD_TYPES: dict[str, object] = typing.get_type_hints(DecoderConfig)
 """Each config key's type: int, int | None, float, bool or str."""
 
 
+HEAD_DIM_MAX = 256
+"""The widest head the attention kernels hold (attention.cu's and attend.cu's HD_MAX)."""
+
 LAYERS = tuple[int, ...]
 """The type of a list of layers (`dense_layers`)."""
 
@@ -186,6 +189,11 @@ def _check(c: DecoderConfig) -> None:
     # Blocks of QBLOCK values are what an int8 step quantizes; an f32 step takes any width.
     blocks = QBLOCK if c.quantized else 1
     need(c.hidden % blocks == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
+    need(
+        c.head_dim <= HEAD_DIM_MAX,
+        "head_dim",
+        f"head_dim {c.head_dim} is more than the {HEAD_DIM_MAX} values a head the attention kernels hold",
+    )
     need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
     need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
     need(
