@@ -100,9 +100,9 @@ def run(args) -> int:
         else:
             t = time.perf_counter()
             module = decoder_step(config)
-            built = time.perf_counter() - t
-            report, ok = _compare(args, config.name, module, weights, backend, show)
-            report = {"config": config.name, "numerics": config.numerics, **report, "build_s": round(built, 4)}
+            built = {"build_s": time.perf_counter() - t}
+            report, ok = _compare(args, config.name, module, weights, backend, show, built)
+            report = {"config": config.name, "numerics": config.numerics, **report}
     except UserError as e:
         if args.model in str(e):
             raise
@@ -166,9 +166,12 @@ def _run_step_file(args, show) -> tuple[dict, bool]:
     return {"step": args.model, **report}, ok
 
 
-def _compare(args, name: str, module, weights: WeightSource | None, backend: str, show) -> tuple[dict, bool]:
-    """The step of `module` placed, run as placed and as the unshared reference, and the report of both."""
-    times = {}
+def _compare(
+    args, name: str, module, weights: WeightSource | None, backend: str, show, times: dict[str, float] | None = None
+) -> tuple[dict, bool]:
+    """The step of `module` placed, run as placed and as the unshared reference, and the report of both (with the
+    `times` taken before, in seconds)."""
+    times = dict(times or {})
     show(f"placing {name}")
     t = time.perf_counter()
     api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
