@@ -115,11 +115,11 @@ def run(args) -> int:
 
 def _config(args) -> DecoderConfig:
     """The config `args.model` names, with `--set`; the keys it ignores said on stderr (all with --verbose, and
-    always those that look like a misspelling of a key it reads)."""
+    always those that look like a misspelling of a key it reads), and any other note always (f32 taken for int8)."""
     notes: list[str] = []
     config = config_of(args.model, args.settings, notes)
     for note in notes:
-        if args.verbose or "did you mean" in note:
+        if args.verbose or "did you mean" in note or "ignored key" not in note:
             print(f"note: {note}", file=sys.stderr)
     return config
 

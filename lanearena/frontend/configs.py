@@ -72,15 +72,16 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
+        named = True  # a shipped config states its numerics
     elif spec == STDIN:
-        values, origin = _read_json(path, notes)
+        values, origin, named = _read_json(path, notes)
     elif path.is_dir():
         if not (path / "config.json").exists():
             raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
         chosen = any(setting(s)[0] == "numerics" for s in settings)
-        values, origin = _read_json(path / "config.json", notes, path, numerics=not chosen)
+        values, origin, named = _read_json(path / "config.json", notes, path, numerics=not chosen)
     elif spec.endswith(".json") or path.exists():
-        values, origin = _read_json(path, notes)
+        values, origin, named = _read_json(path, notes)
     else:
         raise ConfigError(
             f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file or a model "
@@ -88,13 +89,33 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
         )
     given = {setting(s)[0]: s for s in settings}
     values.update(setting(s) for s in settings)
-    if "split" not in values:
+    split = "split" in values
+    if not split:
         values["split"] = fitting_split(values)
     try:
         return DecoderConfig(**values)
     except ConfigError as e:
         at = f"--set {given[e.key]}" if e.key in given else origin(e.key)
-        raise ConfigError(f"{at}: {e}", e.key) from None
+        error = ConfigError(f"{at}: {e}", e.key)
+        if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics") == "f32":
+            raise error from None
+    # int8 by default only (no file or setting asked for it), and widths that are no whole Q8_0 blocks: f32 runs
+    plain = values | {"numerics": "f32"}
+    if not split:
+        plain["split"] = fitting_split(plain)
+    try:
+        c = DecoderConfig(**plain)
+    except ConfigError:
+        raise error from None
+    if notes is not None:
+        notes.append(f"{error}: the step runs in f32 numerics (--set numerics=int8 refuses it instead)")
+    return c
+
+
+_BLOCK_KEYS = frozenset(
+    {"hidden", "head_dim", "ffn", "expert_ffn", "shared_ffn", "split", "head_split", "lin_head_dim"}
+)
+"""The keys whose widths an int8 step needs in whole blocks of 32 values (refused under it, taken in f32)."""
 
 
 def setting(text: str) -> tuple[str, object]:
@@ -142,10 +163,10 @@ def fitting_split(values: dict) -> int:
 
 
 def _read_json(path: Path, notes: list[str] | None = None, directory: Path | None = None, numerics: bool = False):
-    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), and where each key is
-    written in it (`path:line`). The config.json of model directory `directory` must be a regular file, and where
-    it names no numerics (and `numerics`: no setting does), the numerics are the checkpoint's own
-    (`checkpoint.default_numerics`)."""
+    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), where each key is
+    written in it (`path:line`), and whether it names the numerics. The config.json of model directory
+    `directory` must be a regular file, and where it names no numerics (and `numerics`: no setting does), the
+    numerics are the checkpoint's own (`checkpoint.default_numerics`)."""
     stdin = str(path) == STDIN
     stem = None if stdin else path.stem
     if stdin:
@@ -173,6 +194,7 @@ def _read_json(path: Path, notes: list[str] | None = None, directory: Path | Non
         raise ConfigError(f"{path}: JSON nested too deep to read") from None
     if not isinstance(values, dict):
         raise ConfigError(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+    named = "numerics" in values
     if directory is not None and numerics and "numerics" not in values:
         values["numerics"] = default_numerics(directory, values)
 
@@ -192,7 +214,7 @@ def _read_json(path: Path, notes: list[str] | None = None, directory: Path | Non
     missing = [k for k in REQUIRED if k not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' * (len(missing) > 1)} {', '.join(missing)}", missing[0])
-    return values, origin
+    return values, origin, named
 
 
 def _check_key(key: str, where: str) -> None:

@@ -278,9 +278,11 @@ def _check(c: DecoderConfig) -> None:
             f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
         )
         need(
-            c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256,
+            c.lin_head_dim % blocks == 0 and c.lin_head_dim <= HEAD_DIM_MAX,
             "lin_head_dim",
-            f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256",
+            f"lin_head_dim {c.lin_head_dim} is not "
+            + (f"a multiple of {QBLOCK} (a quantized block) " if c.quantized else "")
+            + f"of at most {HEAD_DIM_MAX}",
         )
         need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
