@@ -68,9 +68,10 @@ class Checkpoint:
         self.config = c
         config_json = self.directory / "config.json"
         values = read_json(config_json, CheckpointError)
-        self.model_type = values.get("model_type") if isinstance(values, dict) else None
-        if not isinstance(self.model_type, str) or self.model_type not in TABLES:
-            raise CheckpointError(f"{config_json}: no name table for model_type {self.model_type!r}")
+        model_type = values.get("model_type") if isinstance(values, dict) else None
+        if not isinstance(model_type, str) or model_type not in TABLES:
+            raise CheckpointError(f"{config_json}: no name table for model_type {model_type!r}")
+        self.model_type: str = model_type
         if not has_weights(self.directory):
             raise no_weights(self.directory)
         self.entries = entries(self.directory)

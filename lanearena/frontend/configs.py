@@ -151,13 +151,12 @@ def fitting_split(values: dict) -> int:
     blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
     quantized = values.get("numerics", "int8") != "f32"
 
-    def whole(v: object) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool) and v > 0
+    def whole(v: object) -> int | None:
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
 
-    widths = [values.get(k) for k in ("hidden", "ffn")]
-    if whole(values.get("heads")) and whole(values.get("head_dim")):
-        widths.append(values["heads"] * values["head_dim"])
-    ks = [k for k in widths if whole(k)]
+    heads, head_dim = whole(values.get("heads")), whole(values.get("head_dim"))
+    widths = [whole(values.get(k)) for k in ("hidden", "ffn")] + [heads * head_dim if heads and head_dim else None]
+    ks = [k for k in widths if k is not None]
     # none fits where a width is no whole number of blocks: the config's check then names that width
     return next((s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks)), 1)
 

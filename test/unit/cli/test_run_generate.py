@@ -307,3 +307,11 @@ def test_a_step_file_runs_as_a_step(tmp_path, capsys):
     assert report["step"] == str(step) and report["max_abs_err"] == 0.0
     assert main(["run", str(step), "--prompt-ids", "1", "--quiet"]) == 2
     assert "is a step: it runs as it is, with no prompt" in capsys.readouterr().err
+
+
+def test_a_chat_stops_at_the_instruct_models_end_token(own, capsys):
+    """An instruct model's end token (here one this tiny model is known to answer the chat with, its third)."""
+    free = _json(capsys, str(own), "--chat", "the cat sat", "--generate", "8")["tokens"]
+    _set(own / "generation_config.json", eos_token_id=[free[2]])
+    report = _json(capsys, str(own), "--chat", "the cat sat", "--generate", "8")
+    assert report["tokens"] == free[: free.index(free[2]) + 1] and report["stopped"] == "eos"
