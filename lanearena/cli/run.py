@@ -161,7 +161,12 @@ def _run_step_file(args, show) -> tuple[dict, bool]:
         raise UserError(f"{args.model} is a step: it runs as it is, with no prompt (generation takes a config)")
     if args.settings or args.random_weights or args.max_len is not None:
         raise UserError(f"{args.model} is a step: --set, --max-len and --random-weights are for configs")
-    module = api.parse_file(args.model)
+    try:
+        module = api.parse_file(args.model)
+    except UserError as e:
+        if "is not registered" not in str(e):
+            raise
+        raise UserError(f"{e} (lanearena run takes one lane.step; lanearena-run runs func and memref MLIR)") from None
     report, ok = _compare(args, args.model, module, None, _backend(args.backend), show)
     return {"step": args.model, **report}, ok
 

@@ -315,3 +315,11 @@ def test_a_chat_stops_at_the_instruct_models_end_token(own, capsys):
     _set(own / "generation_config.json", eos_token_id=[free[2]])
     report = _json(capsys, str(own), "--chat", "the cat sat", "--generate", "8")
     assert report["tokens"] == free[: free.index(free[2]) + 1] and report["stopped"] == "eos"
+
+
+def test_standard_mlir_is_pointed_to_the_command_that_runs_it(tmp_path, capsys):
+    step = tmp_path / "f.mlir"
+    step.write_text("func.func @f() {\n  func.return\n}\n")
+    assert main(["run", str(step), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{step}:1:1" in err and "lanearena-run runs func and memref MLIR" in err
