@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lanearena.errors import UserError
-from lanearena.frontend.model_files import read_json
+from lanearena.frontend.model_files import open_regular, read_json
 
 PACKAGES = "pip install '.[text]'"
 """How to install what reading text takes (tokenizers, jinja2), as the README says it."""
@@ -54,9 +54,10 @@ def chat_prompt(directory: Path, message: str) -> str:
     if isinstance(template, list):  # several named templates: the default one
         named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
         template = named.get("default")
-    if template is None and (directory / "chat_template.jinja").exists():
-        with open((directory / "chat_template.jinja"), encoding="utf-8") as f:
-            template = f.read()
+    jinja = directory / "chat_template.jinja"  # where transformers 5 saves the template
+    if template is None and jinja.exists():
+        with open_regular(jinja) as f:
+            template = f.read().decode("utf-8", "replace")
     if not isinstance(template, str):
         raise UserError(f"{path}: no chat_template (a string) to make --chat's prompt with")
     assert isinstance(config, dict)  # a template was found in it

@@ -14,6 +14,7 @@ import struct
 import numpy as np
 import pytest
 import torch
+from tokenizers import Tokenizer, models, pre_tokenizers
 
 import lanearena.cli.generation as generation_cli
 import lanearena.cli.run as run_cli
@@ -290,3 +291,31 @@ def test_random_weights_run_when_asked(model, capsys):
     (model / "model.safetensors").unlink()
     assert main(["run", str(model), "--quiet", "--backend", "numpy", "--json", "--random-weights"]) == 0
     assert json.loads(capsys.readouterr().out)["weights"] == "random"
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("tokenizer.json", ["--prompt", "the cat"]),
+        ("tokenizer_config.json", ["--chat", "the cat"]),
+        ("chat_template.jinja", ["--chat", "the cat"]),
+        ("generation_config.json", ["--prompt-ids", "1"]),
+    ],
+)
+def test_a_fifo_among_the_text_files_is_refused(model, capsys, nothing_built, name, args):
+    if name == "chat_template.jinja":
+        (model / "tokenizer_config.json").write_text("{}")
+    words = Tokenizer(models.WordLevel({"the": 0, "cat": 1, "[UNK]": 2}, unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    words.save(str(model / "tokenizer.json"))
+    path = model / name
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+    assert f"{path}: is a FIFO, not a regular file" in _refused(capsys, model, *args)
+
+
+def test_a_tokenizer_the_library_cannot_read_is_refused_naming_it(model, capsys, nothing_built):
+    (model / "tokenizer.json").write_text('{"version": "1.0"}')
+    assert f"{model}/tokenizer.json: not a tokenizer the tokenizers library reads" in _refused(
+        capsys, model, "--prompt", "the cat"
+    )
