@@ -83,6 +83,8 @@ def check_flags(args) -> None:
         raise UserError(f"--chunk is the prefill step's rows, at least 1, not {args.chunk}")
     if args.max_len is not None and args.max_len < 1:
         raise UserError(f"--max-len is the positions the caches hold, at least 1, not {args.max_len}")
+    if args.seed < 0:
+        raise UserError(f"--seed must be at least 0, not {args.seed}")
     if args.generate is not None and args.generate < 0:
         raise UserError(f"--generate takes a count of tokens, not {args.generate}")
     given = [a for a in ("prompt_ids", "prompt", "chat") if getattr(args, a) is not None]
@@ -152,6 +154,10 @@ def run_length(c: DecoderConfig, needed: int, asked: int | None) -> int:
             "(max_position_embeddings)"
         )
     if asked is not None:
+        if asked < c.attn_splits:
+            raise UserError(
+                f"--max-len {asked} is fewer positions than the attention's splits (attn_splits {c.attn_splits})"
+            )
         if asked < needed:
             raise UserError(f"--max-len {asked} is fewer positions than the prompt and --generate need ({needed})")
         return asked

@@ -134,6 +134,8 @@ def test_a_bad_prompt_is_refused(model, capsys, nothing_built, args, message):
         (["--prompt-ids", "1", "--max-len", "0"], "--max-len is the positions the caches hold, at least 1, not 0"),
         (["--prompt-ids", "1", "--top-p", "0"], "--top-p must be in (0, 1]"),
         (["--prompt-ids", "1", "--generate", "-1"], "--generate takes a count of tokens, not -1"),
+        (["--seed", "-1"], "--seed must be at least 0, not -1"),
+        (["--max-len", "1"], "--max-len 1 is fewer positions than the attention's splits (attn_splits 8)"),
     ],
 )
 def test_flags_are_checked_before_a_step_is_built(model, capsys, nothing_built, tmp_path, monkeypatch, args, message):

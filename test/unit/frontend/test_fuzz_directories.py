@@ -150,3 +150,33 @@ def test_changed_config_shapes(base, key, value):
 
 def test_the_configs_widest_head_is_the_kernels():
     assert HEAD_DIM_MAX == HD_MAX
+
+
+flag_values = st.one_of(st.integers(-(2**65), 2**65), st.floats(allow_nan=True), st.sampled_from(["", "x", "1,2", "0"]))
+
+
+@FUZZ
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            ["--generate", "--chunk", "--max-len", "--temperature", "--top-k", "--top-p", "--seed", "--prompt-ids"]
+        ),
+        flag_values.map(str),
+        max_size=4,
+    )
+)
+def test_generation_flags(base, flags):
+    """Any values of the generation flags (argparse's own refusals, exit 2 from SystemExit, included)."""
+    argv = ["run", str(base), "--quiet", "--json", "--backend", "numpy", "--prompt-ids", "1,2,3"]
+    for flag, value in flags.items():
+        argv += [flag, value] if not value.startswith("-") else [f"{flag}={value}"]
+    with tempfile.TemporaryFile("w+") as err, open(os.devnull, "w") as out:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            try:
+                code = main(argv)
+            except SystemExit as e:  # argparse: a value that is not of the flag's type
+                code = e.code
+        err.seek(0)
+        said = err.read()
+    assert code in (0, 2), said
+    assert "internal error" not in said and "Traceback" not in said
