@@ -1,8 +1,8 @@
-"""`lanearena run`: the whole pipeline on one decoder step (by default the embedded tiny one; or a config JSON, or a
-model directory with its safetensors weights): build, place, verify, lower, run on the GPU where PyCUDA and a
-device are (else on the numpy runtime), and compare with the run in which no two arrays share bytes. With a prompt
-(`--prompt-ids`, or `--prompt` through the directory's tokenizer.json), it generates instead: the prompt through the
-prefill step, then `--generate` greedy decode steps, the caches kept on the device (`lowering.session`)."""
+"""`lanearena run`: the whole pipeline on one decoder step (by default the embedded tiny one; or a config JSON, a
+model directory with its safetensors weights, or a step's .mlir file): build, place, verify, lower, run on the GPU
+where PyCUDA and a device are (else on the numpy runtime), and compare with the run in which no two arrays share
+bytes. With a prompt (`--prompt-ids`, `--prompt` through the directory's tokenizer.json, or `--chat`), it generates
+instead (`cli.generation`). Every flag and every file of a model directory is checked before a step is built."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def run(args) -> int:
             report, ok = _compare(args, config.name, module, weights, backend, show, built)
             report = {"config": config.name, "numerics": config.numerics, **report}
     except UserError as e:
-        if args.model in str(e):
+        if args.model in str(e) or str(e).startswith("--"):  # located already, or a flag's
             raise
         # a step the config makes and the kernels refuse (a grid past CUDA's, ...): the config is at fault
         raise UserError(f"{args.model}: the config's step cannot run: {e}") from None
