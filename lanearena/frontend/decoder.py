@@ -10,7 +10,12 @@ from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.model import Form
 
-__all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "split_fits"]
+__all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "layer_prefix", "split_fits"]
+
+
+def layer_prefix(layer: int) -> str:
+    """What the names of layer `layer`'s tensors and weights begin with (`names.sources` names the weights so)."""
+    return f"l{layer}."
 
 
 def decoder_step(c: DecoderConfig) -> ModuleOp:
@@ -44,17 +49,17 @@ class _Decoder:
         x = b.tensor("x0", self.act(c.hidden))
         self.normed_first: TensorValue | None = None
         if c.fuse:  # the first layer's norm made where the embedding is gathered
-            self.normed_first = b.tensor("l0.h", self.act(c.hidden), forms=self.normed)
+            self.normed_first = b.tensor(layer_prefix(0) + "h", self.act(c.hidden), forms=self.normed)
             b.launch(
                 "gather_norm",
-                ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
+                ins=[embed, self.ids, b.weight(layer_prefix(0) + "attn_norm", (c.hidden,))],
                 outs=[x, (self.normed_first, self.normed)],
                 eps=c.norm_eps,
             )
         else:
             b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
-            p = f"l{layer}."
+            p = layer_prefix(layer)
             mixed = self.attention(p, x, layer) if c.full_attention(layer) else self.linear_attention(p, x)
             x = self.mlp(p, mixed, f"x{layer + 1}", layer)
         if self.normed_first is not None:  # the last mixture normed it
@@ -229,7 +234,8 @@ class _Decoder:
                 # writes its result.
                 mixed = b.tensor(out, self.act(d))
                 last = layer == c.layers - 1
-                name, norm = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
+                after = layer_prefix(layer + 1)
+                name, norm = ("hf", "final_norm") if last else (after + "h", after + "attn_norm")
                 self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
                 b.launch(
                     "moe_add_norm",
