@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lanearena import api, report
 from lanearena.analysis.plan import ArenaPlan
-from lanearena.cli.budget import add_algorithm, add_flags
+from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
@@ -47,7 +47,7 @@ def run(args) -> int:
     module = api.parse_file(args.input)
     if any(plan_of(s) is None for s in steps(module)):
         show = Progress()
-        api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
+        api.place(module, placing(args, show))
         show.close()
     name = display_name(args.input)
     chosen = [(step, _placed(plan)) for step, plan in api.placed_steps(module) if args.step in (None, step.name)]

@@ -16,6 +16,7 @@ from lanearena.dialects import arena, lane
 from lanearena.errors import UserError
 from lanearena.frontend.from_model import module_of
 from lanearena.model import Step
+from lanearena.options import PlaceOptions
 from lanearena.passes.convert import plan_of, steps
 
 from ..support.strategies import fragmenting_steps
@@ -30,7 +31,7 @@ FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 def _placed(step: Step, algorithm: str):
     """`step` as IR, placed by `algorithm` and verified by `lane-arena-verify` (a UserError if it fails)."""
     module = module_of(step)
-    api.place(module, algorithm, time_limit=TIME_LIMIT)
+    api.place(module, PlaceOptions(algorithm, time_limit=TIME_LIMIT))
     api.verify(module)
     return module
 
