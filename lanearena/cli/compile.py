@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lanearena import api
 from lanearena.cli.budget import add_algorithm, placing
-from lanearena.cli.io import write_output
+from lanearena.files import write_output
 from lanearena.lowering.target import lower_module
 
 

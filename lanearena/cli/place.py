@@ -8,8 +8,8 @@ import sys
 
 from lanearena import api
 from lanearena.cli.budget import add_algorithm, add_flags, placing
-from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
+from lanearena.files import write_output
 from lanearena.passes.convert import alloc_of, steps
 
 

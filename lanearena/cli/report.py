@@ -10,10 +10,9 @@ from pathlib import Path
 from lanearena import api, report
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.cli.budget import add_algorithm, add_flags, placing
-from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
-from lanearena.files import display_name
+from lanearena.files import display_name, write_output
 from lanearena.passes.convert import plan_of, steps
 
 
