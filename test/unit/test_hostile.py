@@ -23,8 +23,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import api, options
 from lanearena.cli import main
-from lanearena.cli.io import write_output
 from lanearena.errors import UserError
+from lanearena.files import write_output
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
 from lanearena.lowering import cuda
