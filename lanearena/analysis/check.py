@@ -11,7 +11,11 @@ from lanearena.model import QBLOCK, Form, Part, Role, Step, Whole, array_bytes
 
 
 def _resolve(step: Step, name: str, form: Form, qblock: int) -> str:
-    """The tensor whose array a touch of `name` in `form` reaches (views followed while they share the array)."""
+    """The tensor whose array a touch of `name` in `form` reaches (views followed while they share the array).
+
+    Written again here, not taken from `model.home` (which the analysis and the lowering share), on purpose: which
+    array a touch lands in is half of what a placement must respect, so a wrong `home` (a quantized view inside a
+    block taken as in place) would place two arrays in one and, shared, pass this check too."""
     t = step.tensors[name]
     hops = 0
     while t.view_of is not None and not (form is Form.QUANT and t.view_offset % qblock):
