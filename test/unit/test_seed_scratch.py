@@ -2,7 +2,7 @@
 by arm in `seed_scratch` (which imports nothing from the package), over many shapes and every numerics.
 
 The package's scratch is read only through its stable paths: a launch built as plain data (`model.Launch`, its
-kind, operands and parameters), turned into IR (`frontend.from_model`) and back (`passes.convert.step_of`), whose
+kind, operands and parameters), turned into IR (`support.from_model`) and back (`passes.convert.step_of`), whose
 `Launch.scratch` is what the placement sees. The helpers the seed does not show are the port's own; a test holds
 them to the package's `seedhelpers`."""
 
@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lanearena import seedhelpers
-from lanearena.frontend.from_model import module_of
 from lanearena.model import QBLOCK, Form, Launch, Numerics, Role, Step, Tensor, Touch, Write
 from lanearena.passes.convert import step_of, steps
 
 from .support import seed_scratch as port
+from .support.from_model import module_of
 from .support.reference_step import OPERANDS
 from .support.seed_scratch import ARMS_SEEN, expected
 

@@ -17,9 +17,9 @@ from lanearena import api, placement
 from lanearena.dialects import arena, lane
 from lanearena.frontend.configs import CONFIGS
 from lanearena.frontend.decoder import decoder_step
-from lanearena.frontend.from_model import module_of
 from lanearena.options import PlaceOptions
 
+from ..support.from_model import module_of
 from ..support.strategies import fragmenting_steps, renamed_steps, steps
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

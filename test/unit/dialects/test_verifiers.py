@@ -14,9 +14,10 @@ from lanearena.errors import UserError
 from lanearena.frontend.builder import StepBuilder
 from lanearena.frontend.configs import CONFIGS
 from lanearena.frontend.decoder import decoder_step
-from lanearena.frontend.from_model import module_of
 from lanearena.options import PlaceOptions
 from lanearena.passes.convert import step_of, steps
+
+from ..support.from_model import module_of
 
 STEP = """\
 lane.step @s numerics(f32) {
