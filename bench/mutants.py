@@ -270,7 +270,7 @@ MUTANTS = [
     Mutant(
         "delta-scores-short",
         "scratch sizes: the delta rule's chunks keep DELTA_CHUNK x DELTA_CHUNK masked scores",
-        "lanearena/seedhelpers.py",
+        "lanearena/kernel_shapes.py",
         "chunks * hv * c * d, chunks * hv * c * d, chunks * hv * c * c, chunks * hv * c * c, chunks * hv * c]",
         "chunks * hv * c * d, chunks * hv * c * d, chunks * hv * c * c, chunks * hv * c, chunks * hv * c]",
         (*SCRATCH, *REFERENCE),

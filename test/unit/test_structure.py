@@ -19,7 +19,7 @@ to need it. (A deferred import still counts toward a loop.)"""
 
 LAYERS = (
     ("errors", "model"),
-    ("files", "plugins", "seedhelpers"),
+    ("files", "plugins", "kernel_shapes"),
     ("placement",),
     ("options",),
     ("analysis", "dialects"),
