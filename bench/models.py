@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from lanearena import api
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering.compile import Placed, compare, placed
 from lanearena.options import PlaceOptions

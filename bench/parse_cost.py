@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from lanearena import api, placement
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.passes.convert import step_of, steps
 from lanearena.passes.place import place_module
 

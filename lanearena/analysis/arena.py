@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lanearena import placement
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.analysis.plan import ArenaPlan, PlacedArray, PlacedScratch
 from lanearena.model import Step
 from lanearena.options import DEFAULT_PLACING, PlaceOptions

@@ -1,5 +1,5 @@
 """An independent check of a placed step: it re-derives from the launches what the placement must respect and
-shares no code with the analysis that produced the placement (`lifetimes`) nor with the placement algorithms."""
+shares no code with the analysis that produced the placement (`arena_problem`) nor with the placement algorithms."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import sys
 import time
 
 from lanearena import api
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_of
 from lanearena.cli.generation import add_generation_flags, generate, generating

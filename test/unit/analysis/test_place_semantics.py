@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from lanearena import model, placement
 from lanearena.analysis.arena import plan
+from lanearena.analysis.arena_problem import problem
 from lanearena.analysis.check import check
-from lanearena.analysis.lifetimes import problem
 from lanearena.analysis.plan import PlacedScratch
 from lanearena.model import Form, Launch, Numerics, Role, Scratch, Step, Tensor, Touch, Whole, Write
 from lanearena.options import PlaceOptions

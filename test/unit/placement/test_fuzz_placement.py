@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import IntegerAttr
 
 from lanearena import api, placement
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.dialects import arena, lane
 from lanearena.errors import UserError
 from lanearena.model import Step
