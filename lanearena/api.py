@@ -26,8 +26,8 @@ from lanearena.errors import UserError
 from lanearena.files import display_name, read_text
 from lanearena.model import QBLOCK, Step
 from lanearena.options import DEFAULT_PLACING, PlaceOptions
+from lanearena.passes.arena_place import place_module
 from lanearena.passes.convert import plan_of, step_of, steps
-from lanearena.passes.place import place_module
 from lanearena.passes.verify import LaneArenaVerify
 from lanearena.plugins import outside_dialects
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located

@@ -22,7 +22,7 @@ def _arena():
 
 
 def _place():
-    from lanearena.passes.place import LaneArenaPlace
+    from lanearena.passes.arena_place import LaneArenaPlace
 
     return LaneArenaPlace
 

@@ -35,7 +35,7 @@ from lanearena.lowering.kernels import moe, ptx
 from lanearena.lowering.runtime import load, random_feeds
 from lanearena.lowering.target import lower_module
 from lanearena.options import PlaceOptions
-from lanearena.passes.place import LaneArenaPlace
+from lanearena.passes.arena_place import LaneArenaPlace
 from lanearena.passes.verify import LaneArenaVerify
 
 FUZZ = settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])

@@ -23,7 +23,7 @@ LAYERS = (
     ("placement",),
     ("options",),
     ("analysis", "dialects"),
-    ("report", "limits", "frontend", "memref"),
+    ("arena_report", "limits", "frontend", "memref"),
     ("passes", "tools"),
     ("lowering",),
     ("api",),
@@ -163,7 +163,7 @@ def test_the_api_and_the_passes_load_numpy_only_through_the_placement():
         "stub = types.ModuleType('lanearena.placement')\n"
         "stub.ALGORITHMS, stub.Buffer, stub.place, stub.PlacementError = ('best',), object, None, Exception\n"
         "sys.modules['lanearena.placement'] = stub\n"
-        "import lanearena.api, lanearena.passes.place, lanearena.passes.verify\n"
+        "import lanearena.api, lanearena.passes.arena_place, lanearena.passes.verify\n"
         "print(sorted(m for m in ('numpy', 'numba') if m in sys.modules))"
     )
     assert _loaded(code).strip() == "[]"
