@@ -25,8 +25,8 @@ def work(text: str) -> int:
 def placing(args: argparse.Namespace, progress: Callable[[str], None] | None = None) -> options.PlaceOptions:
     """The placement's options the flags give (`--algorithm`, and `--work` and `--time-limit` where the command has
     them), with `progress` shown lines of a long search."""
-    budget = {"time_limit": getattr(args, "time_limit", None), "work": getattr(args, "work", None)}
-    return options.PlaceOptions(args.algorithm, progress=progress, **budget)
+    time_limit, work = getattr(args, "time_limit", None), getattr(args, "work", None)
+    return options.PlaceOptions(args.algorithm, time_limit=time_limit, work=work, progress=progress)
 
 
 def add_flags(p: argparse.ArgumentParser) -> None:
