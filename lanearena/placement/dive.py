@@ -158,38 +158,27 @@ def _floors(b, ctl, bes_ptr, bes_idx, res, free, k):
     there may take) and each of the `k` unplaced buffers' floor (an excluded buffer's is above the level); False
     where the node fails on its exclusions (the reasons in `res`)."""
     n = ctl[BUFFERS]
-    any_excluded = False
-    level = BIG
+    level, stranded = BIG, -1
     for q in range(k):
         i = free[q]
-        if b[EXCL_AT * n + i] == b[MINOFF * n + i]:
-            any_excluded = True
-        elif b[MINOFF * n + i] < level:
+        if b[EXCL_AT * n + i] != b[MINOFF * n + i] and b[MINOFF * n + i] < level:
             level = b[MINOFF * n + i]
     ctl[PICK_LEVEL] = level
-    if not any_excluded:
-        for q in range(k):
-            b[FLOOR * n + free[q]] = b[MINOFF * n + free[q]]
-        return True
-    if level == BIG:  # every unplaced buffer is excluded where it stands
-        everything(res, ctl)
-        return False
-    stranded = -1
     for q in range(k):
         i = free[q]
-        if b[EXCL_AT * n + i] == b[MINOFF * n + i]:
-            if b[MINOFF * n + i] + b[SIZE * n + i] <= level:  # it fits below: that placement is searched already
-                everything(res, ctl)
-                return False
-            if b[FREE_BESIDE * n + i] == 0 and (stranded < 0 or i < stranded):
-                stranded = i
+        if b[EXCL_AT * n + i] != b[MINOFF * n + i]:
+            b[FLOOR * n + i] = b[MINOFF * n + i]
+            continue
+        # Every unplaced buffer excluded where it stands, or this one fits below: that placement is searched already.
+        if level == BIG or b[MINOFF * n + i] + b[SIZE * n + i] <= level:
+            everything(res, ctl)
+            return False
+        if b[FREE_BESIDE * n + i] == 0 and (stranded < 0 or i < stranded):
+            stranded = i
+        b[FLOOR * n + i] = level + b[SMALLEST * n + i]
     if stranded >= 0:
         _blame_stranded(b, bes_ptr, bes_idx, ctl, res, stranded)
         return False
-    for q in range(k):
-        i = free[q]
-        excluded = b[EXCL_AT * n + i] == b[MINOFF * n + i]
-        b[FLOOR * n + i] = level + b[SMALLEST * n + i] if excluded else b[MINOFF * n + i]
     return True
 
 
