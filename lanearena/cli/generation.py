@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from lanearena import decoding
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.cli.memory import available_memory, check_memory, run_bytes
 from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from lanearena import api
-from lanearena.analysis.lifetimes import problem
-from lanearena.cli.budget import add_algorithm, add_flags
+from lanearena.analysis.arena_problem import problem
+from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_of
 from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
 from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
@@ -179,7 +179,7 @@ def _compare(
     times = dict(times or {})
     show(f"placing {name}")
     t = time.perf_counter()
-    api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
+    api.place(module, placing(args, show))
     step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
     if backend == "numpy":

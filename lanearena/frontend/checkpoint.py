@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from lanearena.frontend.decoder_config import DecoderConfig
+from lanearena.frontend.family import FAMILIES
 from lanearena.frontend.model_files import read_json
-from lanearena.frontend.names import TABLES, Piece, pieces, skipped
+from lanearena.frontend.names import skipped, sources
 from lanearena.frontend.safetensors_io import INDEX, SINGLE, CheckpointError, Entry, entries, read
 
 __all__ = ["Checkpoint", "CheckpointError", "has_weights", "no_weights"]
@@ -69,9 +70,10 @@ class Checkpoint:
         config_json = self.directory / "config.json"
         values = read_json(config_json, CheckpointError)
         model_type = values.get("model_type") if isinstance(values, dict) else None
-        if not isinstance(model_type, str) or model_type not in TABLES:
+        if not isinstance(model_type, str) or model_type not in FAMILIES:
             raise CheckpointError(f"{config_json}: no name table for model_type {model_type!r}")
         self.model_type: str = model_type
+        self.family = FAMILIES[model_type]
         if not has_weights(self.directory):
             raise no_weights(self.directory)
         self.entries = entries(self.directory)
@@ -81,7 +83,7 @@ class Checkpoint:
                 f"{config_json}: the config makes {c.layers} layers, and the checkpoint holds {len(held)}: the "
                 "weights do not fit the config"
             )
-        self._pieces: dict[str, list[Piece]] = {}
+        self.sources = sources(self.family, c)
 
     def _where(self, name: str) -> str:
         entry = self.entries.get(name)
@@ -93,11 +95,9 @@ class Checkpoint:
         tensor the directory holds that no weight uses."""
         problems, used = [], set()
         for weight in weights:
-            try:
-                made = pieces(self.model_type, self.config, weight)
-            except KeyError:
-                raise CheckpointError(f"step weight '{weight}' has no {self.model_type} checkpoint name") from None
-            self._pieces[weight] = made
+            made = self.sources.get(weight)
+            if made is None:
+                raise CheckpointError(f"step weight '{weight}' has no {self.model_type} checkpoint name")
             for piece in made:
                 used.add(piece.name)
                 entry = self.entries.get(piece.name)
@@ -109,7 +109,7 @@ class Checkpoint:
                         f"{list(piece.shape)} (for {weight})"
                     )
         for name in sorted(set(self.entries) - used) if every else ():
-            if not skipped(self.model_type, name, self.config):
+            if not skipped(self.family, name, self.config):
                 problems.append(f"{self.entries[name].file}: tensor '{name}' is not one a {self.model_type} step uses")
         if problems:
             shown = problems[:12] + ([f"... and {len(problems) - 12} more"] if len(problems) > 12 else [])
@@ -118,7 +118,7 @@ class Checkpoint:
     def values(self, weight: str, shape: tuple[int, ...]) -> np.ndarray:
         """Step weight `weight`'s f32 values, made from its checkpoint tensors (read one at a time)."""
         out = np.empty(shape, np.float32)
-        for piece in self._pieces[weight]:
+        for piece in self.sources[weight]:
             entry: Entry = self.entries[piece.name]
             piece.put(out, read(entry))
         return out
