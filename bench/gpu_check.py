@@ -36,6 +36,7 @@ from lanearena.lowering.runtime.backend import new_device, resolve_backend
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import fed, launch, max_abs_err, prepare, random_feeds, results, run_step
 from lanearena.model import Role
+from lanearena.options import PlaceOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "examples" / "configs"
@@ -96,7 +97,7 @@ def check(
 ) -> Row:
     settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else [])
     built = decoder_step(load(config_spec(config), settings))
-    api.place(built, "greedy")
+    api.place(built, PlaceOptions("greedy"))
     p = placed(built)  # verified, and read from the IR
     step, plan, placed_step, lowered = p.step, p.plan, p.op, p.lowered
     feeds = drawn(step)

@@ -20,6 +20,7 @@ from lanearena.lowering.codegen.lowered import Lowered
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.replay.launch_plan import LaunchPlan
 from lanearena.lowering.runtime.execute import launch
+from lanearena.options import PlaceOptions
 
 
 class NullDevice:
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'config':<36} {'launches':>8} {'plain us/launch':>16} {'plan us/launch':>15} {'plan/plain':>10}")
     for config in args.configs:
         module = decoder_step(load(config, args.settings))
-        api.place(module, "greedy")
+        api.place(module, PlaceOptions("greedy"))
         lowered = placed(module).lowered
         plain, planned = host_cost(lowered, args.rounds)
         print(f"{config:<36} {len(lowered.launches):>8} {plain:16.2f} {planned:15.3f} {planned / plain:10.3f}")

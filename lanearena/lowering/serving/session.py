@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
+from lanearena import decoding
 from lanearena.errors import UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
@@ -27,7 +28,8 @@ from lanearena.lowering.runtime.backend import new_device
 from lanearena.lowering.runtime.execute import launch, poison, prepare, read
 from lanearena.lowering.serving.weights import KEPT, Held, WeightSource, kept, put
 from lanearena.model import Role, Step
-from lanearena.passes.place import place_module
+from lanearena.options import PlaceOptions
+from lanearena.passes.arena_place import place_module
 
 Admit = Callable[[Step, int], None]
 """A check of a step before the session allocates anything for it: given the step (plain data) and the bytes the
@@ -42,7 +44,7 @@ class _Bound:
     def __init__(self, c: DecoderConfig, placing: dict):
         module = decoder_step(c)
         try:
-            place_module(module, **placing)
+            place_module(module, PlaceOptions(**placing))
         except DiagnosticException as e:
             raise UserError(str(e)) from e
         step = placed(module)  # verified, and read from the IR
@@ -160,13 +162,5 @@ class Session:
 
     def generate(self, prompt, n: int) -> tuple[list[int], np.ndarray]:
         """`n` tokens generated greedily after `prompt` (the arg-max of each position's logits), and the logits each
-        was chosen from (n x vocab, f32)."""
-        logits = self.forward(prompt)[-1:]
-        tokens, seen = [], []
-        for i in range(n):
-            token = int(np.argmax(logits[-1]))
-            tokens.append(token)
-            seen.append(logits[-1])
-            if i + 1 < n:
-                logits = self.forward([token])
-        return tokens, np.array(seen, np.float32).reshape(n, self.config.vocab)
+        was chosen from (n x vocab, f32); `decoding.generate` samples and stops at end tokens."""
+        return decoding.generate(self.forward, list(prompt), n)

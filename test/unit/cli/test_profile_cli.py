@@ -16,6 +16,7 @@ from lanearena.frontend import decoder_step, load
 from lanearena.lowering import kernels
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime import cuda
+from lanearena.options import PlaceOptions
 
 
 def test_without_a_gpu_profile_says_so_and_exits_0():
@@ -55,7 +56,7 @@ class _Anywhere:
 def test_each_launch_names_the_op_that_launches_it(config, numerics):
     """Each op lowered alone, at made-up addresses, launches the kernels that the step's launches naming it launch,
     in order; and the profile's sums count every launch once, an op in the row of its label."""
-    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), PlaceOptions("greedy")))
     ops = [op for op in p.op.body.block.ops if isinstance(op, KernelOp)]
     two = p.op.step_numerics.two_words
     alone = [(i, c.kernel) for i, op in enumerate(ops) for c in kernels.calls(op, _Anywhere(two))]
@@ -74,7 +75,7 @@ def test_bytes_moved_by_a_product_are_its_weight_and_rows():
     """A gemv of n x k f32 weights moves the weights, x and out; in int8 numerics a byte and a scale a block of
     the weight, x's int8 words and scales."""
     for numerics, weight_bytes, x_bytes in (("f32", 4, 4), ("int8", 1.125, 1.125)):
-        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), "greedy"))
+        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), PlaceOptions("greedy")))
         gemv = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gemv")
         n, k = gemv.operand("w").type.dims
         out = gemv.operand("out").type.length
@@ -86,7 +87,7 @@ def test_a_gather_moves_the_rows_its_ids_pick_not_the_table():
     """gather(table[V, D], ids[rows]) -> out[rows, D]: the ids, `rows` rows of the table (f32, or Q8_0 under int8)
     and the output, whatever V is."""
     for numerics, row_bytes in (("f32", 4), ("int8", 1.125)):
-        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), "greedy"))
+        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), PlaceOptions("greedy")))
         gather = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gather")
         (vocab, width), rows = gather.operand("table").type.dims, gather.operand("ids").type.length
         assert vocab > rows

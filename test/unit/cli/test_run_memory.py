@@ -16,11 +16,12 @@ from lanearena.frontend import decoder_step, load
 from lanearena.lowering.codegen.placed import placed, unshared_plan
 from lanearena.lowering.serving.weights import RandomWeights, kept
 from lanearena.model import Role
+from lanearena.options import PlaceOptions
 
 
 def _placed(config: str, *settings: str):
     module = decoder_step(load(config, list(settings)))
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     return p, p.step, p.plan
 

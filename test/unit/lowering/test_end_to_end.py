@@ -21,13 +21,14 @@ from lanearena.lowering.runtime.execute import load as load_module
 from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run, run_step
 from lanearena.lowering.serving.compare import compare
 from lanearena.model import Form
+from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference
 
 
 def placed_config(config: str, algorithm: str = "greedy", **settings) -> Placed:
     module = decoder_step(load(config, [f"{k}={v}" for k, v in settings.items()]))
-    api.place(module, algorithm, time_limit=1.0)
+    api.place(module, PlaceOptions(algorithm, time_limit=1.0))
     return placed(module)
 
 

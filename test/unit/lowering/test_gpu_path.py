@@ -18,6 +18,7 @@ from lanearena.cli import main as cli_main
 from lanearena.lowering.replay.launch_plan import unpack
 from lanearena.lowering.runtime import cuda
 from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.options import PlaceOptions
 
 from ..support.bench import script
 
@@ -145,7 +146,7 @@ def test_a_graph_resets_its_counters_before_its_launches(simulated_gpu):
     from lanearena.lowering.replay.launch_plan import LaunchPlan
     from lanearena.lowering.runtime.execute import launch, prepare, random_feeds, results
 
-    p = placed(api.place(decoder_step(load("tiny")), "greedy"))
+    p = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
     lowered = p.lowered
     feeds = random_feeds(p.step, 3)
     dev = SimulatedCuda()

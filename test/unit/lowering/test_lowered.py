@@ -22,6 +22,7 @@ from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import load as load_module
 from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
 from lanearena.model import Role
+from lanearena.options import PlaceOptions
 
 from ..support.kernel_steps import kernel_steps
 
@@ -30,7 +31,7 @@ NUMERICS = ["f32", "int8", "int8x2"]
 
 
 def _placed(config: str, numerics: str):
-    return placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+    return placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), PlaceOptions("greedy")))
 
 
 @pytest.mark.parametrize("config", CONFIGS)
@@ -92,7 +93,7 @@ def test_every_counter_has_aligned_zeroed_bytes_of_its_own_in_one_allocation(dra
     """Drawn steps of every kind: the counters the placement lists each get `align`-aligned bytes of their own
     (as many as the counter asks, none shared with another), all in one zeroed allocation that holds nothing else
     and is no arena byte; a step without counters has no such allocation."""
-    api.place(drawn.module, "greedy", align=align)
+    api.place(drawn.module, PlaceOptions("greedy", align=align))
     p = placed(drawn.module)
     lay = layout(p.step, p.plan)
     zeroed = [k for k, b in enumerate(lay.buffers) if b.zeroed]

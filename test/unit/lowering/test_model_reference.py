@@ -26,6 +26,7 @@ from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import random_feeds, run_step
 from lanearena.lowering.runtime.execute import run as run_placed
+from lanearena.options import PlaceOptions
 
 from ..support.reference_step import attention
 
@@ -158,7 +159,7 @@ def run(c: DecoderConfig, seed: int, start: int | None = None) -> tuple[dict, di
     """`c`'s step placed and run on the numpy runtime, and the feeds it ran on (positions from `start` where
     given); the placed run equals the unplaced one."""
     module = decoder_step(c)
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     feeds = random_feeds(p.step, seed)
     if start is not None:

@@ -14,6 +14,7 @@ from lanearena.lowering.replay.launch_plan import LaunchPlan, pack, unpack
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import launch, prepare, random_feeds, results
 from lanearena.model import QBLOCK, Role
+from lanearena.options import PlaceOptions
 
 from ..support.bench import script
 
@@ -21,7 +22,7 @@ launch_cost = script("launch_cost")
 
 
 def lowered(config: str, numerics: str):
-    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), PlaceOptions("greedy")))
     return p.step, p.lowered
 
 
@@ -49,7 +50,7 @@ def test_a_plan_replays_the_plain_path_bit_for_bit(config, numerics):
 def test_the_plan_resets_every_counter_with_one_memset(config):
     """Every counter of the placed step (each launch's counters, as the plan of the placement lists them) lies,
     aligned, in the one range the plan zeroes, and no two overlap; that range is the counters' and nothing else's."""
-    p = placed(api.place(decoder_step(load(config, ["numerics=int8"])), "greedy"))
+    p = placed(api.place(decoder_step(load(config, ["numerics=int8"])), PlaceOptions("greedy")))
     low = p.lowered
     b = [(k + 1) << 36 for k in range(len(low.buffers))]
     plan = LaunchPlan(launch_cost.NullDevice(), low, b)

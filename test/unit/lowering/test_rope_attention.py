@@ -24,6 +24,7 @@ from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.kernels import rope_attention, twin_of
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import random_feeds, run
+from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference
 
@@ -69,7 +70,7 @@ def fused_step(
     b.launch(kind, ins=[q, k, v, pos, *gains], outs=[kc, vc, out], **params)
     b.output(out)
     module = b.module()
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     return placed(module)
 
 
