@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lanearena.errors import UserError
 from lanearena.lowering.runtime import fed
-from lanearena.model import Form, Role, Step, array_bytes
+from lanearena.model import Role, Step, weight_array_bytes
 
 OVERHEAD = 300 * 10**6
 """Host bytes of the process beside what the run holds: the interpreter, numpy, xDSL, the lowered modules."""
@@ -29,7 +29,7 @@ def run_bytes(step: Step, arenas: int, copies: int) -> int:
     comparison: drawn, on the device, and read back after each of its two runs), `arenas` bytes of arenas, and the
     process itself."""
     weights = [t for t in fed(step) if t.role is Role.WEIGHT]
-    device = sum(array_bytes(t.length, Form.QUANT, False) if t.elem == "i8" else 4 * t.length for t in weights)
+    device = sum(weight_array_bytes(t.length, t.elem) for t in weights)
     others = sum(4 * t.length for t in fed(step) if t.role is not Role.WEIGHT)
     largest = max((4 * t.length for t in weights), default=0)
     return device + copies * others + arenas + largest + OVERHEAD

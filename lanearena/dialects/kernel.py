@@ -97,7 +97,7 @@ class KernelOp(LaunchOp):
     WRITES: ClassVar[tuple[str, ...]] = ("out",)
     """The operands it writes; the others it reads."""
     WEIGHTS: ClassVar[tuple[str, ...]] = ()
-    """The operands that are weights (f32, or Q8_0 where not in `F32_WEIGHTS`)."""
+    """The operands that are weights (f32, or Q8_0 or bf16 where not in `F32_WEIGHTS`)."""
     F32_WEIGHTS: ClassVar[tuple[str, ...]] = ()
     """The weights its kernels take in f32 only."""
     INTS: ClassVar[tuple[str, ...]] = ()
@@ -314,7 +314,7 @@ class KernelOp(LaunchOp):
         rules = []
         for name in cls.operand_names():
             if name in cls.WEIGHTS:
-                rules.append((name, True, ("f32",) if name in cls.F32_WEIGHTS else ("f32", "i8")))
+                rules.append((name, True, ("f32",) if name in cls.F32_WEIGHTS else ("f32", "i8", "bf16")))
             else:
                 rules.append((name, False, ("i32",) if name in cls.INTS else ("f32",)))
         return tuple(rules)

@@ -125,7 +125,7 @@ def setting(text: str) -> tuple[str, object]:
 def fitting_split(values: dict) -> int:
     """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
     blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
-    quantized = values.get("numerics", "int8") != "f32"
+    quantized = values.get("numerics", "int8") in ("int8", "int8x2")
     widths = [values.get(k) for k in ("hidden", "ffn")]
     if isinstance(values.get("heads"), int) and isinstance(values.get("head_dim"), int):
         widths.append(values["heads"] * values["head_dim"])

@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
-from lanearena.model import Form
+from lanearena.model import Form, Numerics
 
 __all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "split_fits"]
 
@@ -26,7 +26,10 @@ class _Decoder:
     def __init__(self, c: DecoderConfig):
         self.c = c
         self.b = StepBuilder(c.name, c.numerics)
-        self.weight_elem = "i8" if c.quantized else "f32"
+        self.weight_elem = {Numerics.INT8: "i8", Numerics.INT8X2: "i8", Numerics.BF16: "bf16"}.get(
+            Numerics(c.numerics), "f32"
+        )
+        """The element type of the weight matrices (norm gains, biases and the delta rule's gates stay f32)."""
         self.read = Form.QUANT if c.quantized else Form.PLAIN
         """The form projections read their activation in."""
         self.normed = (Form.PLAIN, Form.QUANT) if c.quantized else (Form.PLAIN,)

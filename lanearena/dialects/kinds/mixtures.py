@@ -84,7 +84,7 @@ class _Mixture(KernelOp):
             raise self.fail(
                 f"d of {d} values is not a whole number of {QBLOCK}-value blocks, as a quantized product needs"
             )
-        if (quant or step_numerics(self) not in (None, Numerics.F32)) and f % QBLOCK:
+        if (quant or ((numerics := step_numerics(self)) is not None and numerics.quantized)) and f % QBLOCK:
             raise self.fail(
                 f"a hidden row of {f} values is not a whole number of {QBLOCK}-value blocks, as a quantized product "
                 "needs"
@@ -99,7 +99,7 @@ class _Mixture(KernelOp):
         when the paired GEMM quantizes it), gathered activation row (quantized under int8), and a router cut along
         k's parts and counts."""
         rows, d, dff, experts, k = self.shape()
-        quant = numerics is not Numerics.F32
+        quant = numerics.quantized
         if rows == 1:
             hidden = k * dff + shared
             v = [

@@ -82,7 +82,7 @@ def _dequantized(a) -> np.ndarray:
     return np.repeat(a.scales[0], QBLOCK) * v
 
 
-@kernel
+@twin.weighted
 def mix_hidden(dev, grid, block, h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d, f) -> None:
     twin.check_block("mix_hidden", block)
     tiles, places = grid[0], grid[1]
@@ -97,7 +97,7 @@ def mix_hidden(dev, grid, block, h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d
         dev.upload(int(h) + (place * f + c0) * 4, twin.silu(g) * u)
 
 
-@kernel
+@twin.weighted
 def mix_weigh(dev, grid, block, pa, h, hh, hl, hs, ids, gates, el, wd, wds, d, f) -> None:
     twin.check_block("mix_weigh", block)
     tiles, places = grid[0], grid[1]
@@ -124,7 +124,7 @@ def _norm_into(dev, ptrs: tuple, at: int, y: np.ndarray, gain: int, eps) -> None
         _store_quantized(dev, (nh, nl, ns), at, normed)
 
 
-@kernel
+@twin.weighted
 def mix_combine(
     dev,
     grid,
@@ -160,7 +160,7 @@ def mix_combine(
         y = dev.download(int(residual) + r * d * 4, F32, d).copy() if residual else np.zeros(d, F32)
         if wsd:
             xa = twin.activation(dev, (x, xh, xl, xs), range(r, r + 1), d, 0, d)
-            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d))[0, 0]
+            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d, elem="f32"))[0, 0]
             with np.errstate(over="ignore"):
                 gate = F32(1) / (F32(1) + np.exp(-logit))
             a = twin.activation(dev, (hsh, hsh_h, hsh_l, hsh_s), range(r, r + 1), fs, 0, fs)
@@ -172,7 +172,7 @@ def mix_combine(
             _norm_into(dev, (nf, nh, nl, ns), r * d, y, gain, eps)
 
 
-@kernel
+@twin.weighted
 def mix_down(
     dev,
     grid,
@@ -221,7 +221,7 @@ def mix_down(
             acc += weights[j] * twin.dot(a, twin.weight(dev, wd, wds, int(e) * d + c0, c1 - c0, f, 0, f))[0]
         if wsd:
             xa = twin.activation(dev, (x, xh, xl, xs), range(1), d, 0, d)
-            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d))[0, 0]
+            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d, elem="f32"))[0, 0]
             with np.errstate(over="ignore"):
                 gate = F32(1) / (F32(1) + np.exp(-logit))
             a = _shared_row(dev, hidden, topk * f, fs)
