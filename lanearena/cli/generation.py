@@ -104,6 +104,7 @@ def generate(args, config: DecoderConfig, weights: WeightSource | None, backend:
     report: dict = {
         "config": config.name,
         "weights": "random" if weights is None else "checkpoint",
+        "numerics": config.numerics,
         "backend": backend,
         "prompt": ids,
         "tokens": tokens,

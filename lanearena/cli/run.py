@@ -97,8 +97,14 @@ def _backend(name: str) -> str:
 
 
 def _weights(model: str, config: DecoderConfig) -> WeightSource | None:
-    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed)."""
-    return Checkpoint(model, config) if is_model_directory(model) else None
+    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed); what its upload
+    rounds, where it rounds anything, said on stderr."""
+    if not is_model_directory(model):
+        return None
+    checkpoint = Checkpoint(model, config)
+    if (rounding := checkpoint.rounding()) is not None:
+        print(f"note: {rounding}", file=sys.stderr)
+    return checkpoint
 
 
 def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> tuple[dict, bool]:
@@ -122,6 +128,7 @@ def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend:
     report = {
         "config": config.name,
         "weights": "checkpoint" if weights is not None else "random",
+        "numerics": config.numerics,
         "launches": len(step.step.launches),
         "arena_bytes": step.plan.bytes,
         "lower_bound_bytes": step.plan.lower_bound,

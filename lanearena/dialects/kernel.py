@@ -295,6 +295,12 @@ class KernelOp(LaunchOp):
                 raise self.error(
                     f"{self.name}: '{t.tensor_name}' (its '{name}') is {elem}, but the kernels take {' or '.join(want)}"
                 )
+        matrices = {tensor_type(self.operand(n)).elem for n in self.WEIGHTS if n not in self.F32_WEIGHTS}
+        if "bf16" in matrices and len(matrices) > 1:
+            raise self.error(
+                f"{self.name}: weights of {', '.join(sorted(matrices))}, but a launch's kernels read their weight "
+                "matrices in one element: bf16 all or none"
+            )
         for name, floor in self._integer_floors():
             attr = self.properties.get(name)
             if isinstance(attr, IntegerAttr) and attr.value.data < floor:

@@ -13,7 +13,7 @@ from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.frontend.names import TABLES, Piece, pieces, skipped
 from lanearena.frontend.safetensors_io import CheckpointError, Entry, entries, read
 
-__all__ = ["Checkpoint", "CheckpointError", "is_model_directory"]
+__all__ = ["Checkpoint", "CheckpointError", "checkpoint_numerics", "is_model_directory"]
 
 
 def is_model_directory(path: str | Path) -> bool:
@@ -21,6 +21,14 @@ def is_model_directory(path: str | Path) -> bool:
     p = Path(path)
     has_weights = (p / "model.safetensors").is_file() or (p / "model.safetensors.index.json").is_file()
     return p.is_dir() and (p / "config.json").is_file() and has_weights
+
+
+def checkpoint_numerics(directory: str | Path) -> str:
+    """The numerics a model directory runs under where none is asked for: its checkpoint's own, bf16 where its
+    weight matrices (every tensor of two or more dimensions) are all BF16, else f32 (F32 as it is, F16 widened
+    exactly). Only the safetensors headers are read."""
+    matrices = [e.dtype for e in entries(Path(directory)).values() if len(e.shape) >= 2]
+    return "bf16" if matrices and all(d == "BF16" for d in matrices) else "f32"
 
 
 class Checkpoint:
@@ -38,6 +46,19 @@ class Checkpoint:
             raise CheckpointError(f"{self.directory}: no name table for model_type {self.model_type!r}")
         self.entries = entries(self.directory)
         self._pieces: dict[str, list[Piece]] = {}
+
+    def rounding(self) -> str | None:
+        """What is rounded as the weights are uploaded under bf16 numerics, where anything is: tensors of a dtype
+        with more bits than bf16 (F32, F16) are rounded to bf16 once, to nearest even; a BF16 tensor keeps its bits."""
+        if self.config.numerics != "bf16":
+            return None
+        wider = sorted({e.dtype for e in self.entries.values() if e.dtype != "BF16" and len(e.shape) >= 2})
+        if not wider:
+            return None
+        return (
+            f"{self.directory}: its {' and '.join(wider)} weight matrices are rounded to bf16 (to nearest, ties to "
+            "even) for bf16 numerics"
+        )
 
     def _where(self, name: str) -> str:
         entry = self.entries.get(name)

@@ -14,6 +14,7 @@ from typing import Any
 
 from lanearena.errors import UserError
 from lanearena.files import STDIN, STDIN_NAME, decode
+from lanearena.frontend.checkpoint import checkpoint_numerics, is_model_directory
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.frontend.hf import hugging_face
 
@@ -64,7 +65,9 @@ REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default 
 def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | None = None) -> DecoderConfig:
     """The config `spec` names (a shipped config, a JSON file of an object of config keys, `-` for one on standard
     input, or a model directory with its config.json; its name defaults to the file's), changed by `settings`
-    (`key=value`). A ConfigError names the file, line and key at fault. The keys a Hugging Face config gives that
+    (`key=value`). A model directory's numerics, where neither its config.json nor a setting gives them, are its
+    checkpoint's (`checkpoint_numerics`: bf16 or f32; int8 on request). A ConfigError names the file, line and key at
+    fault. The keys a Hugging Face config gives that
     transformers ignores are ignored, each with a note added to `notes`."""
     path = Path(spec)
     if spec in CONFIGS:
@@ -76,6 +79,8 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
         if not (path / "config.json").is_file():
             raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
         values, origin = _read_json(path / "config.json", notes)
+        if "numerics" not in values and is_model_directory(path):
+            values["numerics"] = checkpoint_numerics(path)
     elif spec.endswith(".json") or path.exists():
         values, origin = _read_json(path, notes)
     else:

@@ -140,9 +140,10 @@ FAMILIES: dict[str, Family] = {
 }
 """The Hugging Face model_types lanearena reads, by model_type."""
 
-DECODER_DEFAULTS = {"numerics": "int8", "attn_splits": 8}
-"""lanearena's own keys, where a config.json gives none: int8 numerics, attention cut in 8 (and the projections'
-split chosen to fit the shapes: `configs.fitting_split`)."""
+DECODER_DEFAULTS = {"attn_splits": 8}
+"""lanearena's own keys, where a config.json gives none: attention cut in 8 (the projections' split chosen to fit
+the shapes, `configs.fitting_split`; the numerics a model directory's checkpoint's, `configs.load`, else the
+decoder's default, int8)."""
 
 
 def hugging_face(values: dict, origin: Origin, notes: list[str] | None = None) -> tuple[dict, dict[str, str]]:

@@ -31,7 +31,7 @@ class _Step:
     def __init__(self, rnd: random.Random, numerics: Numerics):
         self.rnd, self.numerics = rnd, numerics
         self.b = StepBuilder("kernels", numerics)
-        self.quantizes = numerics is not Numerics.F32
+        self.quantizes = numerics.quantized
         self.count = 0
         self.values: dict = {}
         self.lengths: dict[str, int] = {}
@@ -72,6 +72,10 @@ class _Step:
         return self.b.input(self.name("in"), shape, elem)
 
     def weight(self, shape, f32_only: bool = False):
+        """A weight: f32 where its kernels take only f32; under bf16 numerics bf16 (a launch's matrices are all bf16
+        or none); else now and then Q8_0."""
+        if not f32_only and self.numerics is Numerics.BF16:
+            return self.b.weight(self.name("w"), shape, "bf16")
         i8 = not f32_only and shape[-1] % QBLOCK == 0 and self.flip()
         return self.b.weight(self.name("w"), shape, "i8" if i8 else "f32")
 
@@ -448,12 +452,13 @@ KINDS = tuple(BUILD)
 
 
 def _kinds(numerics: Numerics) -> list[str]:
-    """The kinds a step of `numerics` can launch: quantize quantizes, attention_i8x2 is int8x2's."""
+    """The kinds a step of `numerics` can launch: quantize under the numerics that quantize, attention_i8x2 under
+    int8x2."""
     return (
         [
             k
             for k in (*KINDS, "parts")
-            if (k != "quantize" or numerics is not Numerics.F32) and (k != "attention_i8x2" or numerics.two_words)
+            if (k != "quantize" or numerics.quantized) and (k != "attention_i8x2" or numerics.two_words)
         ]
         + ["parts"] * 2
         + (["attention_i8x2"] * 2 if numerics.two_words else [])

@@ -35,7 +35,7 @@ PLAIN, QUANT = Form.PLAIN, Form.QUANT
 
 
 def _quantized(numerics: Numerics) -> bool:
-    return numerics is not Numerics.F32
+    return numerics.quantized
 
 
 @st.composite
