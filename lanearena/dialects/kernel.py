@@ -100,6 +100,8 @@ class KernelOp(LaunchOp):
     """The operands that are weights (f32, or Q8_0 or bf16 where not in `F32_WEIGHTS`)."""
     F32_WEIGHTS: ClassVar[tuple[str, ...]] = ()
     """The weights its kernels take in f32 only."""
+    UNQUANTIZED: ClassVar[tuple[str, ...]] = ()
+    """The weights its kernels take in f32 or bf16, never as Q8_0 (a router: its logits choose the experts)."""
     INTS: ClassVar[tuple[str, ...]] = ()
     """The operands of i32 values (token ids, positions, tokens); every other that is no weight is f32."""
     UPDATES: ClassVar[tuple[str, ...]] = ()
@@ -320,7 +322,10 @@ class KernelOp(LaunchOp):
         rules = []
         for name in cls.operand_names():
             if name in cls.WEIGHTS:
-                rules.append((name, True, ("f32",) if name in cls.F32_WEIGHTS else ("f32", "i8", "bf16")))
+                if name in cls.F32_WEIGHTS:
+                    rules.append((name, True, ("f32",)))
+                else:
+                    rules.append((name, True, ("f32", "bf16") if name in cls.UNQUANTIZED else ("f32", "i8", "bf16")))
             else:
                 rules.append((name, False, ("i32",) if name in cls.INTS else ("f32",)))
         return tuple(rules)

@@ -30,6 +30,8 @@ class _Decoder:
             Numerics(c.numerics), "f32"
         )
         """The element type of the weight matrices (norm gains, biases and the delta rule's gates stay f32)."""
+        self.router_elem = "bf16" if self.weight_elem == "bf16" else "f32"
+        """A mixture's routers': never Q8_0 (their logits choose the experts)."""
         self.read = Form.QUANT if c.quantized else Form.PLAIN
         """The form projections read their activation in."""
         self.normed = (Form.PLAIN, Form.QUANT) if c.quantized else (Form.PLAIN,)
@@ -214,7 +216,7 @@ class _Decoder:
             e, f, d = c.experts, c.expert_ffn, c.hidden
             assert e is not None and f is not None and c.topk is not None  # a mixture config has all three
             weights = [
-                b.weight(p + "w_router", (e, d)),
+                b.weight(p + "w_router", (e, d), self.router_elem),
                 b.weight(p + "w_gate", (e, f, d), self.weight_elem),
                 b.weight(p + "w_up", (e, f, d), self.weight_elem),
                 b.weight(p + "w_down", (e, d, f), self.weight_elem),
@@ -225,7 +227,7 @@ class _Decoder:
                     b.weight(p + "ws_gate", (s, d), self.weight_elem),
                     b.weight(p + "ws_up", (s, d), self.weight_elem),
                     b.weight(p + "ws_down", (d, s), self.weight_elem),
-                    b.weight(p + "ws_router", (1, d)),
+                    b.weight(p + "ws_router", (1, d), self.router_elem),
                 ]
             if c.fuse and c.shared_ffn is None:
                 # The residual added, and the next layer's input (or the final one) normed, where the mixture

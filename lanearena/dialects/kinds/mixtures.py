@@ -53,7 +53,7 @@ class _Mixture(KernelOp):
     router_split = count(1)
     tc = flag()
     paired = flag()
-    F32_WEIGHTS: ClassVar[tuple[str, ...]] = ("w_router",)
+    UNQUANTIZED: ClassVar[tuple[str, ...]] = ("w_router",)
 
     def shape(self) -> tuple[int, int, int, int, int]:
         """(rows, d, ffn, experts, topk)."""
@@ -179,7 +179,7 @@ class MoeSharedOp(_Mixture):
     w_shared_router = operand_def(TensorType)
     out = operand_def(TensorType)
     WEIGHTS: ClassVar = (*_EXPERTS, *_SHARED)
-    F32_WEIGHTS: ClassVar = ("w_router", "w_shared_router")
+    UNQUANTIZED: ClassVar = ("w_router", "w_shared_router")
     assembly_format = signature([arg_read("x"), *map(arg, _EXPERTS), *map(arg, _SHARED)], [arg("out")], *_FLAGS)
 
     def verify_(self) -> None:
@@ -247,7 +247,7 @@ class MoeAddNormOp(_Mixture):
     eps = real(1e-6)
     WRITES: ClassVar = ("out", "normed")
     WEIGHTS: ClassVar = (*_EXPERTS, "gain")
-    F32_WEIGHTS: ClassVar = ("w_router", "gain")
+    F32_WEIGHTS: ClassVar = ("gain",)
     assembly_format = signature(
         [arg_read("x"), *map(arg, _EXPERTS), arg("residual"), arg("gain")],
         [arg("out"), arg_written("normed")],

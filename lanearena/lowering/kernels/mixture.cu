@@ -171,12 +171,13 @@ template <typename W>
 __device__ __forceinline__ void mix_combine_of(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
                                                const float* pa, const int* ep, const float* residual, const float* gain,
                                                const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
-                                               const float* hsh_s, const void* wsd, const float* wsds, const float* wsr,
+                                               const float* hsh_s, const void* wsd, const float* wsds, const void* wsr,
                                                const float* x, const signed char* xh, const signed char* xl,
                                                const float* xs, int d, int fs, int topk, float eps) {
   const long r = blockIdx.x, row = r * d;
   if (wsd) {  // the shared expert's share first, a warp a column
-    const float gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, r, d), weight_row(wsr, nullptr, 0, d), 0, d)));
+    const Wrow<W> router = weight_row<W>(wsr, nullptr, 0, d);
+    const float gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, r, d), router, 0, d)));
     const Act a = act_row(hsh, hsh_h, hsh_l, hsh_s, r, fs);
     for (int c = threadIdx.x >> 5; c < d; c += WARPS) {
       const float s = warp_dot(a, weight_row<W>(wsd, wsds, c, fs), 0, fs);
@@ -204,7 +205,7 @@ __device__ __forceinline__ void mix_combine_of(float* out, float* nf, signed cha
 extern "C" __global__ void mix_combine(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
                                        const float* pa, const int* ep, const float* residual, const float* gain,
                                        const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
-                                       const float* hsh_s, const void* wsd, const float* wsds, const float* wsr,
+                                       const float* hsh_s, const void* wsd, const float* wsds, const void* wsr,
                                        const float* x, const signed char* xh, const signed char* xl, const float* xs,
                                        int d, int fs, int topk, float eps) {
   mix_combine_of<float>(out, nf, nh, nl, ns, pa, ep, residual, gain, hsh, hsh_h, hsh_l, hsh_s, wsd, wsds, wsr, x, xh,
@@ -213,7 +214,7 @@ extern "C" __global__ void mix_combine(float* out, float* nf, signed char* nh, s
 extern "C" __global__ void mix_combine_bf16(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
                                             const float* pa, const int* ep, const float* residual, const float* gain,
                                             const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
-                                            const float* hsh_s, const void* wsd, const float* wsds, const float* wsr,
+                                            const float* hsh_s, const void* wsd, const float* wsds, const void* wsr,
                                             const float* x, const signed char* xh, const signed char* xl,
                                             const float* xs, int d, int fs, int topk, float eps) {
   mix_combine_of<bf16>(out, nf, nh, nl, ns, pa, ep, residual, gain, hsh, hsh_h, hsh_l, hsh_s, wsd, wsds, wsr, x, xh, xl,
@@ -228,13 +229,16 @@ template <typename W>
 __device__ __forceinline__ void mix_down_of(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
                                             const float* h, const signed char* hh, const signed char* hl,
                                             const float* hs, const int* ids, const float* gates, const void* wd,
-                                            const float* wds, const void* wsd, const float* wsds, const float* wsr,
+                                            const float* wds, const void* wsd, const float* wsds, const void* wsr,
                                             const float* x, const signed char* xh, const signed char* xl,
                                             const float* xs, const float* residual, const float* gain, int d, int f,
                                             int fs, int topk, float eps) {
   const int c1 = min(d, (int)(blockIdx.x + 1) * TILE);
   float shared_gate = 0.f;
-  if (wsd) shared_gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, 0, d), weight_row(wsr, nullptr, 0, d), 0, d)));
+  if (wsd) {
+    const Wrow<W> router = weight_row<W>(wsr, nullptr, 0, d);
+    shared_gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, 0, d), router, 0, d)));
+  }
   for (int c = blockIdx.x * TILE + (threadIdx.x >> 5); c < c1; c += WARPS) {
     float acc = 0.f;
     for (int j = 0; j < topk; ++j)
@@ -264,7 +268,7 @@ __device__ __forceinline__ void mix_down_of(float* out, float* nf, signed char* 
 extern "C" __global__ void mix_down(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
                                     const float* h, const signed char* hh, const signed char* hl, const float* hs,
                                     const int* ids, const float* gates, const void* wd, const float* wds,
-                                    const void* wsd, const float* wsds, const float* wsr, const float* x,
+                                    const void* wsd, const float* wsds, const void* wsr, const float* x,
                                     const signed char* xh, const signed char* xl, const float* xs,
                                     const float* residual, const float* gain, int d, int f, int fs, int topk,
                                     float eps) {
@@ -274,7 +278,7 @@ extern "C" __global__ void mix_down(float* out, float* nf, signed char* nh, sign
 extern "C" __global__ void mix_down_bf16(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
                                          const float* h, const signed char* hh, const signed char* hl, const float* hs,
                                          const int* ids, const float* gates, const void* wd, const float* wds,
-                                         const void* wsd, const float* wsds, const float* wsr, const float* x,
+                                         const void* wsd, const float* wsds, const void* wsr, const float* x,
                                          const signed char* xh, const signed char* xl, const float* xs,
                                          const float* residual, const float* gain, int d, int f, int fs, int topk,
                                          float eps) {

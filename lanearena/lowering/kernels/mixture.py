@@ -82,14 +82,14 @@ def _route(op: Mixture, at: Operands, x, wr, rows: int, d: int, experts: int, to
     `router_split` parts (gemv over scratch rp, rq) and then the choices (mix_pick)."""
     router, scales = weight(op, at, wr)
     if scales:
-        raise fail(op, "the router must be f32")
+        raise fail(op, "the router must be f32 or bf16")
     xs = activation(op, at, "x")
     rl, ids, gates, rc = ptr(at.scratch("rl")), ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.counter("rc"))
     split = op.router_split.value.data
     if split == 1:
         return [
             KernelCall(
-                "moe_route",
+                variant(op, "moe_route", wr),
                 (cdiv(experts, WARPS), rows, 1),
                 THREADS,
                 (rl, ids, gates, rc, *xs, router, i32(d), i32(experts), i32(topk), over_all(op)),
@@ -98,7 +98,7 @@ def _route(op: Mixture, at: Operands, x, wr, rows: int, d: int, experts: int, to
     cut = (ptr(at.scratch("rp")), ptr(at.counter("rq")))
     return [
         KernelCall(
-            "gemv",
+            variant(op, "gemv", wr),
             (cdiv(experts, TILE), split, rows),
             THREADS,
             (rl, i32(experts), *xs, router, scales, NULL, *cut, i32(experts), i32(d), i32(k_part(d, split))),
@@ -108,10 +108,10 @@ def _route(op: Mixture, at: Operands, x, wr, rows: int, d: int, experts: int, to
 
 
 def _router(op: Mixture, at: Operands, router) -> np.uint64:
-    """The pointer of a shared expert's router (f32: the kernels read it so under any weights)."""
+    """The pointer of a shared expert's router (f32 or bf16, as its down projection: never Q8_0)."""
     data, scales = weight(op, at, router)
     if scales:
-        raise fail(op, "the shared expert's router must be f32")
+        raise fail(op, "the shared expert's router must be f32 or bf16")
     return data
 
 
@@ -196,7 +196,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     residual, gain, eps = _fused(op, at)
-    shared, fs, shared_down = (NULL,) * 7, 0, ()
+    shared, fs, shared_matrices = (NULL,) * 7, 0, ()
     if isinstance(op, MoeSharedOp):
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
         sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
@@ -229,10 +229,10 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
         if numerics(op).quantized:
             calls.append(quantize_call(h, hidden[1:], rows * fs))
-        shared, shared_down = (*hidden, *weight(op, at, sd), _router(op, at, sr)), (sd,)
+        shared, shared_matrices = (*hidden, *weight(op, at, sd), _router(op, at, sr)), (sd, sr)
     calls.append(
         KernelCall(
-            variant(op, "mix_combine", *shared_down),
+            variant(op, "mix_combine", *shared_matrices),
             (rows, 1, 1),
             THREADS,
             (
@@ -312,7 +312,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         hidden = (NULL, *hq)
     if shared:
         sd, sr = operand(op, "w_shared_down"), operand(op, "w_shared_router")
-        shared_args, matrices = (*weight(op, at, sd), _router(op, at, sr)), (wd, sd)
+        shared_args, matrices = (*weight(op, at, sd), _router(op, at, sr)), (wd, sd, sr)
     else:
         shared_args, matrices = (NULL, NULL, NULL), (wd,)
     residual, gain, eps = _fused(op, at)

@@ -160,7 +160,7 @@ def mix_combine(
         y = dev.download(int(residual) + r * d * 4, F32, d).copy() if residual else np.zeros(d, F32)
         if wsd:
             xa = twin.activation(dev, (x, xh, xl, xs), range(r, r + 1), d, 0, d)
-            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d, elem="f32"))[0, 0]
+            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d))[0, 0]
             with np.errstate(over="ignore"):
                 gate = F32(1) / (F32(1) + np.exp(-logit))
             a = twin.activation(dev, (hsh, hsh_h, hsh_l, hsh_s), range(r, r + 1), fs, 0, fs)
@@ -221,7 +221,7 @@ def mix_down(
             acc += weights[j] * twin.dot(a, twin.weight(dev, wd, wds, int(e) * d + c0, c1 - c0, f, 0, f))[0]
         if wsd:
             xa = twin.activation(dev, (x, xh, xl, xs), range(1), d, 0, d)
-            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d, elem="f32"))[0, 0]
+            logit = twin.dot(xa, twin.weight(dev, wsr, 0, 0, 1, d, 0, d))[0, 0]
             with np.errstate(over="ignore"):
                 gate = F32(1) / (F32(1) + np.exp(-logit))
             a = _shared_row(dev, hidden, topk * f, fs)

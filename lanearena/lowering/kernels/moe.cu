@@ -5,16 +5,18 @@
 
 #define TOPK_MAX 32
 
-// rl[r, e] = x[r] . w_router[e] (f32 router, `experts` rows of `d`), a warp an expert; grid (ceil(experts / WARPS),
-// rows). The last block of a row to arrive at rc[r] picks its `topk` largest logits (ties to the lower expert) into
-// ids[r], in order, and their gates into gates[r] (write_gates: the softmax over the chosen, or over_all).
-extern "C" __global__ void moe_route(float* rl, int* ids, float* gates, int* rc, const float* x, const signed char* xh,
-                                     const signed char* xl, const float* xs, const float* wr, int d, int experts,
-                                     int topk, int over_all) {
+// rl[r, e] = x[r] . w_router[e] (an f32 or, in moe_route_bf16, a bf16 router, `experts` rows of `d`), a warp an
+// expert; grid (ceil(experts / WARPS), rows). The last block of a row to arrive at rc[r] picks its `topk` largest
+// logits (ties to the lower expert) into ids[r], in order, and their gates into gates[r] (write_gates: the softmax
+// over the chosen, or over_all).
+template <typename W>
+__device__ __forceinline__ void moe_route_of(float* rl, int* ids, float* gates, int* rc, const float* x,
+                                             const signed char* xh, const signed char* xl, const float* xs,
+                                             const void* wr, int d, int experts, int topk, int over_all) {
   const int r = blockIdx.y, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int e = blockIdx.x * WARPS + warp;
   if (e < experts) {
-    const float s = warp_dot(act_row(x, xh, xl, xs, r, d), weight_row(wr, nullptr, e, d), 0, d);
+    const float s = warp_dot(act_row(x, xh, xl, xs, r, d), weight_row<W>(wr, nullptr, e, d), 0, d);
     if (lane == 0) rl[(long)r * experts + e] = s;
   }
   if (!last_arrival(&rc[r], gridDim.x) || warp != 0) return;
@@ -42,6 +44,18 @@ extern "C" __global__ void moe_route(float* rl, int* ids, float* gates, int* rc,
     __syncwarp();
   }
   write_gates(row, logit, gates + (long)r * topk, experts, topk, over_all);
+}
+
+// moe_route_of over an f32 router (moe_route), and over a bf16 one (moe_route_bf16).
+extern "C" __global__ void moe_route(float* rl, int* ids, float* gates, int* rc, const float* x, const signed char* xh,
+                                     const signed char* xl, const float* xs, const void* wr, int d, int experts,
+                                     int topk, int over_all) {
+  moe_route_of<float>(rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk, over_all);
+}
+extern "C" __global__ void moe_route_bf16(float* rl, int* ids, float* gates, int* rc, const float* x,
+                                          const signed char* xh, const signed char* xl, const float* xs, const void* wr,
+                                          int d, int experts, int topk, int over_all) {
+  moe_route_of<bf16>(rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk, over_all);
 }
 
 // h[r, j, n] = silu(x[r] . w_gate[e, n]) * (x[r] . w_up[e, n]) for choice j of row r, e = ids[r, j]; weights

@@ -16,7 +16,6 @@ from lanearena.lowering.kernels.base import (
     cdiv,
     fail,
     i32,
-    kernel,
     lowers,
     numerics,
     operand,
@@ -56,13 +55,13 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
         raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
     router, router_scales = weight(op, at, wr)
     if router_scales:
-        raise fail(op, "the router must be f32")
+        raise fail(op, "the router must be f32 or bf16")
     xs = activation(op, at, "x")
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
     sizes = (i32(d), i32(f), i32(topk))
     calls = [
         KernelCall(
-            "moe_route",
+            variant(op, "moe_route", wr),
             (cdiv(experts, WARPS), rows, 1),
             THREADS,
             (
@@ -101,7 +100,7 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
-@kernel
+@twin.weighted
 def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk, over_all) -> None:
     twin.check_block("moe_route", block)
     blocks, rows = grid[0], grid[1]

@@ -79,14 +79,11 @@ def weighted(twin: T) -> T:
     return kernel(twin)
 
 
-def weight(
-    dev, w: int, ws: int, row0: int, rows: int, k: int, k0: int, k1: int, elem: str | None = None
-) -> np.ndarray | Quantized:
+def weight(dev, w: int, ws: int, row0: int, rows: int, k: int, k0: int, k1: int) -> np.ndarray | Quantized:
     """Values [k0, k1) of rows [row0, row0 + rows) of a weight of rows of `k`: f32 (or, where the twin runs a
-    kernel's `_bf16` instantiation, bf16 widened), or (ws not null) Q8_0 words and scales. `elem` "f32" reads an f32
-    weight whatever the kernel's weights are (a router)."""
+    kernel's `_bf16` instantiation, bf16 widened), or (ws not null) Q8_0 words and scales."""
     if not ws:
-        if (elem or _WEIGHTS.get()) == "bf16":
+        if _WEIGHTS.get() == "bf16":
             return from_bf16(dev.view(w + row0 * k * 2, np.uint16, rows * k).reshape(rows, k)[:, k0:k1])
         return dev.view(w + row0 * k * 4, F32, rows * k).reshape(rows, k)[:, k0:k1]
     _words_aligned(w + row0 * k)

@@ -141,7 +141,7 @@ def _moe(d: Draw, b: StepBuilder, rows: int):
     x = _activation(b, "x", (rows, width), quant)
     elem = d.weight_elem(width)
     weights = [
-        b.weight("w_router", (experts, d.sized(width))),
+        b.weight("w_router", (experts, d.sized(width)), "bf16" if d.numerics is Numerics.BF16 else "f32"),
         b.weight("w_gate", (experts, ffn, width), elem),
         b.weight("w_up", (experts, d.sized(ffn), width), elem),
         b.weight("w_down", (experts, width, ffn), d.weight_elem(ffn)),

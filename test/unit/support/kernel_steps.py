@@ -71,12 +71,12 @@ class _Step:
     def input(self, shape, elem: str = "f32"):
         return self.b.input(self.name("in"), shape, elem)
 
-    def weight(self, shape, f32_only: bool = False):
+    def weight(self, shape, f32_only: bool = False, router: bool = False):
         """A weight: f32 where its kernels take only f32; under bf16 numerics bf16 (a launch's matrices are all bf16
-        or none); else now and then Q8_0."""
+        or none); else now and then Q8_0, but never a router."""
         if not f32_only and self.numerics is Numerics.BF16:
             return self.b.weight(self.name("w"), shape, "bf16")
-        i8 = not f32_only and shape[-1] % QBLOCK == 0 and self.flip()
+        i8 = not f32_only and not router and shape[-1] % QBLOCK == 0 and self.flip()
         return self.b.weight(self.name("w"), shape, "i8" if i8 else "f32")
 
     def state(self, shape):
@@ -326,11 +326,11 @@ def _mixture(s: _Step, kind: str) -> None:
     rows, d, f, experts = s.rows(), s.one(32, 64), s.one(32, 64), s.one(2, 3, 4)
     quant = s.may_quant(d)
     x, form = s.act((rows * d,), quant)
-    ins = [(x, form), s.weight((experts, d), True)]
+    ins = [(x, form), s.weight((experts, d), router=True)]
     ins += [s.weight((experts, f, d)), s.weight((experts, f, d)), s.weight((experts, d, f))]
     if kind == "moe_shared":
         fs = 32
-        ins += [s.weight((fs, d)), s.weight((fs, d)), s.weight((d, fs)), s.weight((1, d), True)]
+        ins += [s.weight((fs, d)), s.weight((fs, d)), s.weight((d, fs)), s.weight((1, d), router=True)]
     if kind in ("moe_add", "moe_add_norm"):
         ins.append(s.act((rows * d,))[0])
     params = {"experts": experts, "topk": s.int(1, experts)}
