@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from lanearena.cli import main
@@ -80,3 +81,22 @@ def test_a_text_prompt_needs_a_tokenizer(capsys):
 def test_a_shipped_config_generates_with_random_weights(capsys):
     report = _json(capsys, "tiny", "--prompt-ids", "1,2,3", "--generate", "2", "--chunk", "2")
     assert report["weights"] == "random" and len(report["tokens"]) == 2
+
+
+def test_a_model_directory_runs_in_its_checkpoints_numerics(model, tmp_path, capsys):
+    """f32 weights run f32, bf16 weights bf16 (as they are: nothing is said), int8 on request; --json says which."""
+    bf16 = tmp_path / "bf16"
+    tiny(bf16, dtype=torch.bfloat16)
+    assert load(str(model)).numerics == "f32" and load(str(bf16)).numerics == "bf16"
+    assert load(str(bf16), ["numerics=int8"]).numerics == "int8"
+    assert _json(capsys, str(bf16))["numerics"] == "bf16"
+    assert _json(capsys, str(model))["numerics"] == "f32"
+    report = _json(capsys, str(model), "--set", "numerics=int8", "--prompt-ids", "1,2", "--generate", "2")
+    assert report["numerics"] == "int8"
+
+
+def test_an_f32_checkpoint_run_in_bf16_says_it_is_rounded(model, capsys):
+    assert main(["run", str(model), "--set", "numerics=bf16", "--json", "--backend", "numpy"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["numerics"] == "bf16" and json.loads(out.out)["max_abs_err"] == 0.0
+    assert f"note: {model}: its F32 weight matrices are rounded to bf16 (to nearest, ties to even)" in out.err
