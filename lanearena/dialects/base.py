@@ -147,9 +147,9 @@ class TensorDef(OrderedOp):
         self._verify_own()
         t = self.result.type
         if t.elem in ("i8", "bf16") and self.ROLE is not Role.WEIGHT:
+            what = "i8 (Q8_0)" if t.elem == "i8" else t.elem
             raise VerifyException(
-                f"{self.name} '{self.tensor_name}': only a weight is {t.elem} (i8: Q8_0); a {self.ROLE} tensor is "
-                "f32 or i32"
+                f"{self.name} '{self.tensor_name}': only a weight is {what}; a {self.ROLE} tensor is f32 or i32"
             )
         if t.elem == "i8" and t.dims[-1] % QBLOCK:
             raise VerifyException(

@@ -20,6 +20,7 @@ from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import random_feeds
 from lanearena.model import Role
 
+from ..dialects.test_roundtrip import _printed, _round_trips
 from ..frontend.test_hf_configs import ALL_TYPES, LLAMA, QWEN3, QWEN3_MOE, SMALL, SMALL_BY_TYPE
 
 UNIT = 2.0**-8
@@ -45,6 +46,14 @@ def test_every_shipped_config_is_listed():
     examples = {_short(c) for c in SHIPPED if c.endswith(".json")}
     assert set(CONFIGS) <= set(SHIPPED)
     assert examples == {p.stem for p in Path(LLAMA).parent.glob("*.json")}
+
+
+def test_a_bf16_step_prints_and_parses_back_placed_and_not():
+    module = decoder_step(load("tiny-moe", ["numerics=bf16"]))
+    text = _printed(module, False)
+    assert "numerics(bf16)" in text and 'lane.weight "l0.w_router" : !lane.tensor<4x128xbf16>' in text
+    _round_trips(module)
+    _round_trips(api.place(module, "greedy"))
 
 
 @pytest.mark.parametrize("rows", [1, 8])
