@@ -319,7 +319,7 @@ class KernelOp(LaunchOp):
     @functools.cache
     def _operand_rules(cls) -> tuple[tuple[str, bool, tuple[str, ...]], ...]:
         """Each tensor operand: its name, whether it must be a weight, and the element types its kernels take."""
-        rules = []
+        rules: list[tuple[str, bool, tuple[str, ...]]] = []
         for name in cls.operand_names():
             if name in cls.WEIGHTS:
                 if name in cls.F32_WEIGHTS:

@@ -13,6 +13,7 @@ from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
     TILE,
+    Bound,
     KernelCall,
     Operands,
     activation,
@@ -196,7 +197,8 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     residual, gain, eps = _fused(op, at)
-    shared, fs, shared_matrices = (NULL,) * 7, 0, ()
+    shared, fs = (NULL,) * 7, 0
+    shared_matrices: list[Bound] = []  # the shared expert's down projection and router, where it has one
     if isinstance(op, MoeSharedOp):
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
         sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
@@ -229,7 +231,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
         if numerics(op).quantized:
             calls.append(quantize_call(h, hidden[1:], rows * fs))
-        shared, shared_matrices = (*hidden, *weight(op, at, sd), _router(op, at, sr)), (sd, sr)
+        shared, shared_matrices = (*hidden, *weight(op, at, sd), _router(op, at, sr)), [sd, sr]
     calls.append(
         KernelCall(
             variant(op, "mix_combine", *shared_matrices),
@@ -312,9 +314,9 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         hidden = (NULL, *hq)
     if shared:
         sd, sr = operand(op, "w_shared_down"), operand(op, "w_shared_router")
-        shared_args, matrices = (*weight(op, at, sd), _router(op, at, sr)), (wd, sd, sr)
+        shared_args, matrices = (*weight(op, at, sd), _router(op, at, sr)), [wd, sd, sr]
     else:
-        shared_args, matrices = (NULL, NULL, NULL), (wd,)
+        shared_args, matrices = (NULL, NULL, NULL), [wd]
     residual, gain, eps = _fused(op, at)
     gc = ptr(at.counter("gc")) if gain else NULL
     calls.append(

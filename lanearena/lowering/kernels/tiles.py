@@ -42,11 +42,9 @@ def tiles_calls(op: GemmTcOp | GluTcOp, at: Operands) -> list[KernelCall]:
     m = x.length // k
     quantized(op, k)
     split, whole = op.split.value.data, op.whole.value.data
-    matrices = (w, operand(op, "w_up")) if gated else (w,)
-    weights = (
-        *weight(op, at, w),
-        *(weight(op, at, matrices[1]) if gated else (NULL, NULL)),
-    )
+    up = operand(op, "w_up") if gated else None
+    matrices = (w,) if up is None else (w, up)
+    weights = (*weight(op, at, w), *(weight(op, at, up) if up is not None else (NULL, NULL)))
     xs = activation(op, at, "x")
     if split > 1:
         rt, wide = gemm_rows(m, numerics(op)), gemm_tiles_wide(2 * n if gated else n)
