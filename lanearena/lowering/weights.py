@@ -48,7 +48,8 @@ def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN) ->
 class RandomWeights:
     """Weights drawn at random as `runtime.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
     from one generator of `seed` in the order the names are asked for, each drawn a slice at a time so that no
-    float64 copy of a whole tensor is made."""
+    float64 copy of a whole tensor is made. Drawn in f32: a bf16 weight is rounded once, as `upload` puts it on the
+    device."""
 
     def __init__(self, seed: int = 0):
         self.rng = np.random.default_rng(seed)
