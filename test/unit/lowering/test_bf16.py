@@ -1,9 +1,9 @@
 """bf16 numerics on the numpy runtime: every shipped config made small (and the fused and tiled kinds) runs placed as
 unshared, to the bit, with its weight matrices in bf16; a product with bf16 weights is within bf16's rounding of
 the f32 product, by a bound stated exactly; and a whole bf16 step is within a few of those roundings of the f32 step
-of the same weights, with the same tokens where the f32 step's choice is clear. (The float64 reference holds bf16
-steps of every kind in test_reference_step's drawn steps; transformers holds the tiny families in
-test_held_to_transformers.)"""
+of the same weights, with the same tokens where the f32 step's choice is clear; and a bf16 decoder step is the float64
+reference's to f32 rounding. (The reference holds bf16 steps of every kind in test_reference_step's drawn steps too;
+transformers holds the tiny families in test_held_to_transformers.)"""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from lanearena.model import Role
 
 from ..dialects.test_roundtrip import _printed, _round_trips
 from ..frontend.test_hf_configs import ALL_TYPES, LLAMA, QWEN3, QWEN3_MOE, SMALL, SMALL_BY_TYPE
+from ..support import reference_step
 
 UNIT = 2.0**-8
 """bf16's unit roundoff: 8 significant bits, so rounding to nearest moves a value by at most 2^-8 of itself."""
@@ -137,3 +138,23 @@ def test_a_bf16_step_is_within_bf16s_rounding_of_the_f32_step(config, seed):
     top2 = np.sort(want, axis=1)[:, -2:]
     clear = top2[:, 1] - top2[:, 0] > 2 * STEP_BOUND * scale
     assert (f32["token"].reshape(-1)[clear] == bf16["token"].reshape(-1)[clear]).all()
+
+
+TIGHT = 1e-5
+"""A bf16 decoder step against the float64 reference, relative to each result's largest value: the weights are the
+same exact values on both sides, so only the runtime's f32 arithmetic differs, as under f32 (measured on these
+steps: 3.3e-7 to 5.9e-7 in bf16, 3.4e-7 to 5.3e-7 in f32). The reference's own bf16 tolerance is f32's looser 2e-4,
+which the delta rule in chunks needs."""
+
+
+@pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
+def test_a_bf16_step_is_the_float64_reference_to_f32_rounding(config):
+    p = placed(api.place(decoder_step(load(config, ["numerics=bf16"])), "greedy"))
+    feeds = random_feeds(p.step, 2)
+    assert any(p.step.tensors[name].elem == "bf16" for name in feeds)
+    want, got = reference_step.run(p.step, feeds).results, run(p, NumpyDevice(), feeds)
+    for name, values in want.items():
+        if name != "token":
+            have = np.asarray(got[name], np.float64).reshape(values.shape)
+            assert np.abs(have - values).max() <= TIGHT * np.abs(values).max(), name
+    assert np.array_equal(got["token"].reshape(-1), want["token"].reshape(-1).astype(got["token"].dtype))
