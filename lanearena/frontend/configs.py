@@ -67,8 +67,8 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
     input, or a model directory with its config.json; its name defaults to the file's), changed by `settings`
     (`key=value`). A model directory's numerics, where neither its config.json nor a setting gives them, are its
     checkpoint's (`checkpoint_numerics`: bf16 or f32; int8 on request). A ConfigError names the file, line and key at
-    fault. The keys a Hugging Face config gives that
-    transformers ignores are ignored, each with a note added to `notes`."""
+    fault. The keys a Hugging Face config gives that transformers ignores are ignored, each with a note added to
+    `notes`."""
     path = Path(spec)
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
