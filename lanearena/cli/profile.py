@@ -26,6 +26,7 @@ from lanearena.lowering.compile import placed
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import prepare, random_feeds
 from lanearena.model import QBLOCK, Form
+from lanearena.options import PlaceOptions
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
     """Each kind's GPU time and bytes a step of decoder `config` on the GPU; the step's GPU time (us), the
     bandwidth's figure and the GPU."""
     module = decoder_step(config)
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     p = placed(module)
     emitted = load_module(p.source())
     dev = cuda.CudaDevice()
@@ -187,7 +188,7 @@ def plot(rows: list[KindTime], title: str, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UserError("--plot needs matplotlib (pip install -e '.[plot]')") from None
+        raise UserError("--plot needs matplotlib (pip install '.[plot]')") from None
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.5))
     names = [r.kind for r in reversed(rows)]
     ax.barh(names, [r.us for r in reversed(rows)])

@@ -17,7 +17,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.dialects.attrs import PLAIN, FormAttr, PartAttr, form_attrs
+from lanearena.dialects.attrs import PLAIN, FormAttr, PartAttr, form_attrs, part_problem
 from lanearena.dialects.base import LaunchOp, TensorDef, tensor_def, tensor_type
 from lanearena.dialects.directives import Read, Tensor, Written
 from lanearena.model import Form, Numerics, Other, Part, Role, Scratch, Whole, WriteHow
@@ -254,7 +254,10 @@ class KernelOp(LaunchOp):
                 raise ValueError(f"{cls.name}: its kernels write whole rows: no pitch, start, width")
             if len(part) != len(PART_PARAMS) or not all(_is_int(v) for v in part.values()):
                 raise ValueError(f"{cls.name}: a part write takes integers pitch, start and width together")
-            out["part"] = PartAttr(int(part["pitch"]), int(part["start"]), int(part["width"]))
+            pitch, start, width = (int(part[n]) for n in PART_PARAMS)
+            if problem := part_problem(pitch, start, width):  # refused as a builder's error, not the attr's verifier's
+                raise ValueError(f"{cls.name}: parameters 'pitch', 'start' and 'width': {problem}")
+            out["part"] = PartAttr(pitch, start, width)
         for name, value in given.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
                 raise ValueError(f"{cls.name}: parameter '{name}' is an integer, a float or a string, not {value!r}")

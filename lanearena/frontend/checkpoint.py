@@ -4,31 +4,61 @@ and the shape expected), then each weight made from its checkpoint tensors when 
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 
 import numpy as np
 
 from lanearena.frontend.decoder_config import DecoderConfig
-from lanearena.frontend.names import TABLES, Piece, pieces, skipped
-from lanearena.frontend.safetensors_io import CheckpointError, Entry, entries, read
+from lanearena.frontend.family import FAMILIES
+from lanearena.frontend.model_files import read_json
+from lanearena.frontend.names import skipped, sources
+from lanearena.frontend.safetensors_io import INDEX, SINGLE, CheckpointError, Entry, entries, read
 
-__all__ = ["Checkpoint", "CheckpointError", "checkpoint_numerics", "is_model_directory"]
+__all__ = ["Checkpoint", "CheckpointError", "has_weights", "no_weights"]
 
-
-def is_model_directory(path: str | Path) -> bool:
-    """Whether `path` is a directory holding a config.json and safetensors weights."""
-    p = Path(path)
-    has_weights = (p / "model.safetensors").is_file() or (p / "model.safetensors.index.json").is_file()
-    return p.is_dir() and (p / "config.json").is_file() and has_weights
+_LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+"""A checkpoint tensor of a layer (every family's table names them so), and the layer's number."""
 
 
-def checkpoint_numerics(directory: str | Path) -> str:
-    """The numerics a model directory runs under where none is asked for: its checkpoint's own, bf16 where its
-    weight matrices (every tensor of two or more dimensions) are all BF16, else f32 (F32 as it is, F16 widened
-    exactly). Only the safetensors headers are read."""
-    matrices = [e.dtype for e in entries(Path(directory)).values() if len(e.shape) >= 2]
-    return "bf16" if matrices and all(d == "BF16" for d in matrices) else "f32"
+NUMERICS_OF_DTYPE = {"F32": "f32", "F16": "f32", "BF16": "bf16"}
+"""The numerics a checkpoint of each safetensors dtype runs in by default: its own, bf16 for bf16 (its weights kept
+as they are stored), f32 for f32 (and for f16, widened exactly). int8 and int8x2 only where a config or --set asks."""
+
+_TORCH_DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}
+"""config.json's torch_dtype (dtype in transformers 5) as the safetensors dtype it saves."""
+
+
+def default_numerics(directory: str | Path, config: dict) -> str:
+    """The numerics model directory `directory` (whose config.json holds `config`) runs in where neither its
+    config.json nor a setting names them: its weight matrices' dtype's (`NUMERICS_OF_DTYPE`; the tensors of two or
+    more dimensions, as norm gains and biases stay f32 under every numerics; f32 where the matrices' dtypes differ),
+    else, without weights, that of config.json's torch_dtype, else f32. Only the safetensors headers are read."""
+    if has_weights(directory):
+        dtypes = {e.dtype for e in entries(Path(directory)).values() if len(e.shape) >= 2}
+    else:
+        dtypes = {_TORCH_DTYPES.get(str(config.get("dtype", config.get("torch_dtype"))), "F32")}
+    return NUMERICS_OF_DTYPE.get(dtypes.pop(), "f32") if len(dtypes) == 1 else "f32"  # a dtype not read: refused later
+
+
+def has_weights(directory: str | Path) -> bool:
+    """Whether `directory` names its safetensors weights (`model.safetensors` or the index of shards), whatever
+    they turn out to be: what is there is read, and refused if it is not what it claims."""
+    d = Path(directory)
+    return any((d / name).exists() or (d / name).is_symlink() for name in (SINGLE, INDEX))
+
+
+def no_weights(directory: str | Path) -> CheckpointError:
+    """The refusal of model directory `directory`, which holds no safetensors weights, naming what it holds."""
+    d = Path(directory)
+    found = sorted(p.name for p in d.iterdir()) if d.is_dir() else []
+    near = [f for f in found if f.lower() in (SINGLE, INDEX)]
+    hint = f" ({', '.join(near)}: names are case-sensitive)" if near else ""
+    held = ", ".join(found[:8]) + (f" and {len(found) - 8} more" if len(found) > 8 else "") if found else "nothing"
+    return CheckpointError(
+        f"{d}: no {SINGLE} nor {INDEX} (it holds {held}){hint}: lanearena reads safetensors weights "
+        "(transformers' save_pretrained writes them); --random-weights runs the config with random weights"
+    )
 
 
 class Checkpoint:
@@ -38,14 +68,23 @@ class Checkpoint:
     def __init__(self, directory: str | Path, c: DecoderConfig):
         self.directory = Path(directory)
         self.config = c
-        try:
-            self.model_type = json.loads((self.directory / "config.json").read_text())["model_type"]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
-            raise CheckpointError(f"{self.directory / 'config.json'}: no model_type: {e}") from None
-        if self.model_type not in TABLES:
-            raise CheckpointError(f"{self.directory}: no name table for model_type {self.model_type!r}")
+        config_json = self.directory / "config.json"
+        values = read_json(config_json, CheckpointError)
+        model_type = values.get("model_type") if isinstance(values, dict) else None
+        if not isinstance(model_type, str) or model_type not in FAMILIES:
+            raise CheckpointError(f"{config_json}: no name table for model_type {model_type!r}")
+        self.model_type: str = model_type
+        self.family = FAMILIES[model_type]
+        if not has_weights(self.directory):
+            raise no_weights(self.directory)
         self.entries = entries(self.directory)
-        self._pieces: dict[str, list[Piece]] = {}
+        held = {int(m.group(1)) for m in map(_LAYER.match, self.entries) if m}
+        if c.layers > len(held):
+            raise CheckpointError(
+                f"{config_json}: the config makes {c.layers} layers, and the checkpoint holds {len(held)}: the "
+                "weights do not fit the config"
+            )
+        self.sources = sources(self.family, c)
 
     def rounding(self) -> str | None:
         """What is rounded as the weights are uploaded under bf16 numerics, where anything is: tensors of a dtype
@@ -64,16 +103,15 @@ class Checkpoint:
         entry = self.entries.get(name)
         return f"{entry.file}" if entry is not None else str(self.directory)
 
-    def check(self, weights: dict[str, tuple[int, ...]]) -> None:
+    def check(self, weights: dict[str, tuple[int, ...]], every: bool = True) -> None:
         """Raises a CheckpointError naming every checkpoint tensor that the step `weights` (name: shape) need and
-        the directory lacks or holds in another shape, and every tensor the directory holds that no weight uses."""
+        the directory lacks or holds in another shape, and (where the weights are `every` one of the step) every
+        tensor the directory holds that no weight uses."""
         problems, used = [], set()
         for weight in weights:
-            try:
-                made = pieces(self.model_type, self.config, weight)
-            except KeyError:
-                raise CheckpointError(f"step weight '{weight}' has no {self.model_type} checkpoint name") from None
-            self._pieces[weight] = made
+            made = self.sources.get(weight)
+            if made is None:
+                raise CheckpointError(f"step weight '{weight}' has no {self.model_type} checkpoint name")
             for piece in made:
                 used.add(piece.name)
                 entry = self.entries.get(piece.name)
@@ -84,8 +122,8 @@ class Checkpoint:
                         f"{entry.file}: tensor '{piece.name}' is {list(entry.shape)}, the config makes it "
                         f"{list(piece.shape)} (for {weight})"
                     )
-        for name in sorted(set(self.entries) - used):
-            if not skipped(self.model_type, name, self.config):
+        for name in sorted(set(self.entries) - used) if every else ():
+            if not skipped(self.family, name, self.config):
                 problems.append(f"{self.entries[name].file}: tensor '{name}' is not one a {self.model_type} step uses")
         if problems:
             shown = problems[:12] + ([f"... and {len(problems) - 12} more"] if len(problems) > 12 else [])
@@ -94,7 +132,7 @@ class Checkpoint:
     def values(self, weight: str, shape: tuple[int, ...]) -> np.ndarray:
         """Step weight `weight`'s f32 values, made from its checkpoint tensors (read one at a time)."""
         out = np.empty(shape, np.float32)
-        for piece in self._pieces[weight]:
+        for piece in self.sources[weight]:
             entry: Entry = self.entries[piece.name]
             piece.put(out, read(entry))
         return out

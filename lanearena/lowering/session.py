@@ -16,13 +16,14 @@ import types
 
 import numpy as np
 
-from lanearena import api
+from lanearena import api, decoding
 from lanearena.errors import UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.compile import new_device, placed
 from lanearena.lowering.runtime import load, poison, prepare
 from lanearena.lowering.weights import WeightSource, kept, put
+from lanearena.options import PlaceOptions
 
 KEPT = ("weight", "state")
 """The roles of the tensors a session keeps on the device across steps."""
@@ -33,7 +34,7 @@ class _Lowered:
 
     def __init__(self, c: DecoderConfig, placing: dict):
         module = decoder_step(c)
-        api.place(module, **placing)
+        api.place(module, PlaceOptions(**placing))
         step = placed(module)  # verified, and read from the IR
         self.rows = c.rows
         self.arena_bytes = step.plan.bytes
@@ -108,13 +109,5 @@ class Session:
 
     def generate(self, prompt, n: int) -> tuple[list[int], np.ndarray]:
         """`n` tokens generated greedily after `prompt` (the arg-max of each position's logits), and the logits each
-        was chosen from (n x vocab, f32)."""
-        logits = self.forward(prompt)[-1:]
-        tokens, seen = [], []
-        for i in range(n):
-            token = int(np.argmax(logits[-1]))
-            tokens.append(token)
-            seen.append(logits[-1])
-            if i + 1 < n:
-                logits = self.forward([token])
-        return tokens, np.array(seen, np.float32).reshape(n, self.config.vocab)
+        was chosen from (n x vocab, f32); `decoding.generate` samples and stops at end tokens."""
+        return decoding.generate(self.forward, list(prompt), n)

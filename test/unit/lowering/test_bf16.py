@@ -19,6 +19,7 @@ from lanearena.lowering.compile import compare, placed, run
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import random_feeds
 from lanearena.model import Role
+from lanearena.options import PlaceOptions
 
 from ..dialects.test_roundtrip import _printed, _round_trips
 from ..frontend.test_hf_configs import ALL_TYPES, LLAMA, QWEN3, QWEN3_MOE, SMALL, SMALL_BY_TYPE
@@ -54,14 +55,14 @@ def test_a_bf16_step_prints_and_parses_back_placed_and_not():
     text = _printed(module, False)
     assert "numerics(bf16)" in text and 'lane.weight "l0.w_router" : !lane.tensor<4x128xbf16>' in text
     _round_trips(module)
-    _round_trips(api.place(module, "greedy"))
+    _round_trips(api.place(module, PlaceOptions("greedy")))
 
 
 @pytest.mark.parametrize("rows", [1, 8])
 @pytest.mark.parametrize("config", SHIPPED, ids=[_short(c) for c in SHIPPED])
 def test_shipped_configs_run_placed_as_unshared_in_bf16(config, rows):
     module = decoder_step(load(config, [*SHIPPED[config], "numerics=bf16", f"rows={rows}"]))
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     weights = [t for t in p.step.tensors.values() if t.role is Role.WEIGHT]
     assert {t.elem for t in weights if len(t.shape) >= 2} >= {"bf16"}
@@ -83,7 +84,7 @@ def test_shipped_configs_run_placed_as_unshared_in_bf16(config, rows):
 )
 def test_fused_and_tiled_kinds_run_placed_as_unshared_in_bf16(config, settings, kinds):
     module = decoder_step(load(config, [*SMALL, *SMALL_BY_TYPE[config], *settings, "numerics=bf16"]))
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     assert kinds <= {launch.kind for launch in p.step.launches}
     assert compare(p, "numpy", seed=5).max_abs_err == 0.0
@@ -96,7 +97,7 @@ def _product(elem: str, k: int, n: int, rows: int, split: int):
     b.launch("gemv", [x, b.weight("w", (n, k), elem)], [out], split=split)
     b.output(out)
     module = b.module()
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     return placed(module)
 
 
@@ -128,7 +129,7 @@ def test_a_bf16_step_is_within_bf16s_rounding_of_the_f32_step(config, seed):
     steps = {}
     for numerics in ("f32", "bf16"):
         module = decoder_step(load(config, [f"numerics={numerics}"]))
-        api.place(module, "greedy")
+        api.place(module, PlaceOptions("greedy"))
         steps[numerics] = placed(module)
     feeds = random_feeds(steps["f32"].step, seed)  # f32 weights, which the bf16 run rounds as it uploads them
     f32, bf16 = (run(steps[n], NumpyDevice(), feeds) for n in ("f32", "bf16"))
@@ -149,7 +150,7 @@ which the delta rule in chunks needs."""
 
 @pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
 def test_a_bf16_step_is_the_float64_reference_to_f32_rounding(config):
-    p = placed(api.place(decoder_step(load(config, ["numerics=bf16"])), "greedy"))
+    p = placed(api.place(decoder_step(load(config, ["numerics=bf16"])), PlaceOptions("greedy")))
     feeds = random_feeds(p.step, 2)
     assert any(p.step.tensors[name].elem == "bf16" for name in feeds)
     want, got = reference_step.run(p.step, feeds).results, run(p, NumpyDevice(), feeds)
