@@ -1,7 +1,7 @@
 """Adding a launch kind from outside the package, as a model compiler does: the worked example of
 `docs/adding-a-kind.md`. One op class (in a dialect of its own), its kernel (CUDA C, compiled to PTX by the package's
-path) and the kernel's numpy twin; nothing of lanearena changes, and the kind is built, placed, verified, printed, parsed, lowered
-and run like the package's own."""
+path) and the kernel's numpy twin; nothing of lanearena changes, and the kind is built, placed, verified, printed,
+parsed, lowered and run like the package's own."""
 
 from __future__ import annotations
 
