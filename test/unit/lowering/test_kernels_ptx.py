@@ -22,6 +22,8 @@ from lanearena.lowering.kernels import ptx, source, twin_of
 from lanearena.lowering.kernels.attention import HD_MAX, attention_kernel
 from lanearena.lowering.kernels.base import KERNELS, LAUNCHERS
 
+from ..support.bench import script
+
 needs_nvcc = pytest.mark.skipif(not ptx.can_compile(), reason="nvcc is not on PATH: no PTX can be made here")
 
 _ENTRY = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
@@ -208,3 +210,12 @@ def test_provided_modules_are_used_as_given_without_a_compiler(tmp_path, monkeyp
     assert ptx.ptx_source("their_kernel") == ".entry their_kernel(\n)"
     with pytest.raises(KeyError, match="no CUDA source nor PTX module defines kernel nobodys"):
         ptx.ptx_source("nobodys")
+
+
+@needs_nvcc
+def test_the_benchs_kernels_are_built_as_the_packages():
+    """bench/gpu_kernels.py's modules, gemv.cu's and bench/kernels/gemv_vec.cu's, come from the package's build (no
+    PTX file kept; the build checks each with ptxas for sm_80)."""
+    modules = script("gpu_kernels").ptx_modules()
+    assert modules["package"] == ptx.build(source.packaged()["gemv"])
+    assert re.search(r"\.entry gemv_c\d+\(", modules["variant"]) and ptx.isa(modules["variant"]) <= ptx.PTX_ISA
