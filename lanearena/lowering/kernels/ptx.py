@@ -223,16 +223,22 @@ def main(argv: list[str]) -> int:
     try:
         for kernel in argv:
             wanted[module_name(kernel)] = (source.source_of(kernel), source.variant(kernel)[1])
-        built = {name: build(src, defines) for name, (src, defines) in wanted.items()}
+        with ThreadPoolExecutor(2) as pool:
+            built = dict(zip(wanted, pool.map(lambda w: build(*w), wanted.values()), strict=True))
     except (KeyError, UserError) as e:
         print(f"lanearena: {e}", file=sys.stderr)
         return 2
+    compiled = time.perf_counter() - started
     with ThreadPoolExecutor(2) as pool:
         problems = [p for found in pool.map(_check, built, built.values()) for p in found]
     for name, text in built.items():
         print(f"{name}: {len(text)} bytes")
     print("\n".join(problems) or f"all {len(built)} modules assemble for {', '.join(ARCHS)}", file=sys.stderr)
-    print(f"{time.perf_counter() - started:.1f} s; cached in {cache_dir() / 'ptx'}", file=sys.stderr)
+    print(
+        f"{compiled:.1f} s to compile, {time.perf_counter() - started - compiled:.1f} s to assemble; cached in "
+        f"{cache_dir() / 'ptx'}",
+        file=sys.stderr,
+    )
     return 1 if problems else 0
 
 
