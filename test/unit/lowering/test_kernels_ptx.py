@@ -16,11 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lanearena import api
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
+from lanearena.frontend import decoder_step, load
 from lanearena.lowering.kernels import ptx, source, twin_of
 from lanearena.lowering.kernels.attention import HD_MAX, attention_kernel
 from lanearena.lowering.kernels.base import KERNELS, LAUNCHERS
+from lanearena.lowering.target import lower_module
 
 from ..support.bench import script
 
@@ -219,3 +222,23 @@ def test_the_benchs_kernels_are_built_as_the_packages():
     modules = script("gpu_kernels").ptx_modules()
     assert modules["package"] == ptx.build(source.packaged()["gemv"])
     assert re.search(r"\.entry gemv_c\d+\(", modules["variant"]) and ptx.isa(modules["variant"]) <= ptx.PTX_ISA
+
+
+def test_a_cache_that_cannot_be_written_is_a_user_error_naming_it(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("LANEARENA_CACHE", str(blocked))
+    monkeypatch.setattr(ptx, "_nvcc_identity", lambda nvcc: "an nvcc")
+    monkeypatch.setattr(ptx, "compiler", lambda: "nvcc")
+    monkeypatch.setattr(ptx, "compile_ptx", lambda src, defines, nvcc: ".version 8.0\n")
+    with pytest.raises(UserError, match=f"cannot write the PTX cache {blocked}/ptx: .*set LANEARENA_CACHE"):
+        ptx.build(source.packaged()["rows"])
+
+
+def test_a_module_printed_where_nvcc_is_not_says_so_and_carries_no_ptx(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    module = decoder_step(load("tiny"))
+    api.place(module, "greedy")
+    text = lower_module(module)
+    assert "# No PTX: nvcc was not on PATH where this was printed" in text and "PTX = {" not in text
+    assert "dev.launch('attention[HEAD_DIM=32]'" in text  # the tiny config's heads of 32: the variant
