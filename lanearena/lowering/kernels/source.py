@@ -35,7 +35,8 @@ class Source:
                 if name not in found:
                     path = next((d / name for d in (self.folder, HERE) if (d / name).is_file()), None)
                     if path is None:
-                        raise FileNotFoundError(f'{self.name}.cu includes "{name}", found in neither {self.folder}')
+                        where = f"neither in {self.folder} nor among the package's headers"
+                        raise FileNotFoundError(f'{self.name}.cu includes "{name}", found {where}')
                     found[name] = path.read_text()
                     todo.append(found[name])
         return dict(sorted(found.items()))
