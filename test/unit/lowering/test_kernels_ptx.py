@@ -137,7 +137,7 @@ def _counting_nvcc(tmp_path: Path) -> Path:
 
 
 @needs_nvcc
-def test_a_module_is_compiled_once_then_read_from_the_cache(tmp_path, monkeypatch):
+def test_a_module_is_compiled_once_then_read_from_the_cache(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LANEARENA_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PATH", f"{_counting_nvcc(tmp_path)}{os.pathsep}{os.environ['PATH']}")
     rows = source.packaged()["rows"]
@@ -147,6 +147,8 @@ def test_a_module_is_compiled_once_then_read_from_the_cache(tmp_path, monkeypatc
     cached.write_text(first + "// read back\n")  # what a second build returns comes from the file, not nvcc
     assert ptx.build(rows) == first + "// read back\n"
     assert (tmp_path / "calls").read_text().count("compile") == 1
+    said = capsys.readouterr().err  # the compile says so on stderr, with its time; the cache hit says nothing
+    assert said.count("lanearena: compiled rows to PTX with nvcc in ") == 1 and said.count("\n") == 1
 
 
 def test_the_cache_key_follows_the_source_its_headers_the_defines_and_the_compiler(tmp_path, monkeypatch):
