@@ -209,7 +209,30 @@ def others(draw, kind: str):
     return table[kind]
 
 
+@st.composite
+def fused_attentions(draw, kind: str):
+    """A decode row's attention group in one launch (the seed shows no chunk's), its q/k-norms' gains where the kind
+    norms."""
+    kv, group, hd = draw(st.integers(1, 8)), draw(st.integers(1, 8)), 2 * draw(st.integers(1, 64))
+    heads, length = kv * group, draw(st.integers(1, 4096))
+    t = {
+        "q": T("q", heads * hd),
+        "k": T("k", kv * hd),
+        "v": T("v", kv * hd),
+        "pos": T("pos", 1, elem="i32"),
+        "k_cache": T("kc", length, kv * hd, role=Role.STATE),
+        "v_cache": T("vc", length, kv * hd, role=Role.STATE),
+        "out": T("out", heads * hd),
+    }
+    if kind == "norm_rope_attention":
+        t |= {"q_gain": W("qg", hd), "k_gain": W("kg", hd)}
+    p = {"heads": heads, "kv_heads": kv, "splits": draw(st.sampled_from([1, 2, 3, 8, 16, 64]))}
+    return t, p
+
+
 def launches(kind: str):
+    if kind.endswith("rope_attention"):
+        return fused_attentions(kind)
     if kind in ("gemv", "glu", "gemv_bias", "glu_bias", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm"):
         return products(kind)
     if kind.startswith("attention"):

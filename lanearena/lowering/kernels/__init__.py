@@ -22,6 +22,7 @@ from lanearena.lowering.kernels import (  # noqa: F401  # each family registers 
     mixture_twins,
     moe,
     pointwise,
+    rope_attention,
     rows,
     source,
     tiles,

@@ -417,6 +417,13 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
                 two_words=kind == "attention_i8x2",
                 in_tiles=attends_in_tiles(),
             )
+        case "rope_attention" | "norm_rope_attention":
+            # A decode row's: the seed's parallel attention, a kv group's q heads a block; the norms, ropes and the
+            # cache append folded in ask for no scratch (a chunk's rows made first into `aq` are lanearena's own).
+            heads, kv, splits = p["heads"], p["kv_heads"], p.get("splits", 1)
+            hd = t["q"].shape[-1] // heads
+            group = heads // kv
+            return Attention(heads, group, hd, hd, t["k_cache"].shape[0], 1, group, splits, parallel=splits > 1)
         case "moe":
             return mixture()
         case "moe_shared":
