@@ -8,7 +8,7 @@ from typing import ClassVar
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
-from lanearena import seedhelpers as seed
+from lanearena import kernel_shapes
 from lanearena.dialects.attrs import BinaryAttr, BinaryKind, ScalingAttr, ScalingKind, TensorType
 from lanearena.dialects.kernel import (
     KernelOp,
@@ -224,7 +224,7 @@ class ArgmaxOp(KernelOp):
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """In blocks: each block's maximum and its index, and each row's count of blocks arrived."""
         vocab = self.dims("logits")[-1]
-        rows, blocks = self.length("logits") // vocab, seed.argmax_blocks(vocab)
+        rows, blocks = self.length("logits") // vocab, kernel_shapes.argmax_blocks(vocab)
         return [
             buffer("av", "f32", rows * blocks * 4),
             buffer("ai", "i32", rows * blocks * 4),

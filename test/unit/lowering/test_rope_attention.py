@@ -22,6 +22,7 @@ from lanearena.lowering.compile import placed, run
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.kernels import ptx, rope_attention, source, twin_of
 from lanearena.lowering.runtime import random_feeds
+from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference
 
@@ -67,7 +68,7 @@ def fused_step(
     b.launch(kind, ins=[q, k, v, pos, *gains], outs=[kc, vc, out], **params)
     b.output(out)
     module = b.module()
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     return placed(module)
 
 

@@ -24,6 +24,7 @@ from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import random_feeds
 from lanearena.lowering.session import Session
 from lanearena.lowering.weights import RandomWeights
+from lanearena.options import PlaceOptions
 from lanearena.passes.fuse.attention import ATTENTION_PATTERNS
 
 from ..lowering.test_reference_step import held_to_the_reference
@@ -75,7 +76,7 @@ def test_the_fused_step_computes_what_the_unfused_one_computes(model, numerics, 
     assert len(kinds(before)) - len(kinds(after)) == 2 * (5 if normed else 3)
     steps = []
     for m in (before, after):
-        api.place(m, "best", time_limit=1.0)
+        api.place(m, PlaceOptions("best", time_limit=1.0))
         steps.append(placed(m))
     unfused, fused_step = steps
     assert compare(fused_step, "numpy", seed=2).max_abs_err == 0.0  # placed = unshared, to the bit

@@ -10,7 +10,7 @@ writes its own from the seed's comments ("each chunk's decayed keys and queries,
 decays", "every key and value row the attention reads, its high and low words, and each row's two scales", "the
 arg-max's block maxima", "a tensor-core projection's parts of the tiles its last wave cuts along `k`") and the
 choices docs/placement.md states for lanearena's kernels; `test_seed_scratch` holds them to the package's
-`seedhelpers`."""
+`kernel_shapes`."""
 
 from __future__ import annotations
 
