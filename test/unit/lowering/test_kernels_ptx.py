@@ -24,6 +24,7 @@ from lanearena.lowering.kernels import ptx, source, twin_of
 from lanearena.lowering.kernels.attention import HD_MAX, attention_kernel
 from lanearena.lowering.kernels.base import KERNELS, LAUNCHERS
 from lanearena.lowering.target import lower_module
+from lanearena.options import PlaceOptions
 
 from ..support.bench import script
 
@@ -241,7 +242,7 @@ def test_a_cache_that_cannot_be_written_is_a_user_error_naming_it(tmp_path, monk
 def test_a_module_printed_where_nvcc_is_not_says_so_and_carries_no_ptx(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     module = decoder_step(load("tiny"))
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     text = lower_module(module)
     assert "# No PTX: nvcc was not on PATH where this was printed" in text and "PTX = {" not in text
     assert "dev.launch('attention[HEAD_DIM=32]'" in text  # the tiny config's heads of 32: the variant

@@ -22,6 +22,7 @@ from lanearena.frontend import decoder_step
 from lanearena.frontend.configs import CONFIGS, load
 from lanearena.lowering.kernels import ptx, source
 from lanearena.lowering.target import lower_module
+from lanearena.options import PlaceOptions
 
 pytestmark = pytest.mark.skipif(not ptx.can_compile(), reason="nvcc is not on PATH: no PTX can be made here")
 
@@ -39,7 +40,7 @@ def printed(config: str, numerics: str) -> str:
     module = decoder_step(
         load(str(ROOT / config) if config.endswith(".json") else config, [*SMALL, f"numerics={numerics}"])
     )
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     return lower_module(module)
 
 
