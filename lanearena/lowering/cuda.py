@@ -19,7 +19,7 @@ def available() -> str | None:
     try:
         import pycuda.driver as cuda
     except ImportError:
-        return "PyCUDA is not installed (pip install -e '.[gpu]' on a machine with a CUDA driver)"
+        return "PyCUDA is not installed (pip install '.[gpu]' on a machine with a CUDA driver)"
     try:
         cuda.init()
         if cuda.Device.count() == 0:
