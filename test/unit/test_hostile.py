@@ -31,7 +31,7 @@ from lanearena.lowering.codegen.lower import lower
 from lanearena.lowering.codegen.lowered import Pointer
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.codegen.target import lower_module
-from lanearena.lowering.kernels import moe, ptx
+from lanearena.lowering.kernels import moe, source
 from lanearena.lowering.runtime import cuda
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import load, random_feeds
@@ -348,7 +348,7 @@ def max_by_beats(mine: tuple[float, int], other: tuple[float, int]) -> tuple[flo
 
 
 def test_the_kernels_beats_is_the_rule_tested_here():
-    assert _BEATS in (ptx.HERE / "common.cuh").read_text()
+    assert _BEATS in (source.HERE / "common.cuh").read_text()
 
 
 _SPECIAL = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0])

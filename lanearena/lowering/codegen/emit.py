@@ -2,7 +2,8 @@
 (`run(device, feeds)`), on any device with the interface of `NumpyDevice` (`alloc`, `fill`, `upload`, `download`,
 `launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU. The module imports the modules that
 define the op classes it launches (and register their kernels), so that a kind of one's own runs in a fresh
-process too."""
+process too. A module printed for `-t lane-pycuda` carries the PTX of the kernels it launches (`ptx.modules_for`),
+so that it runs where only a driver is."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from lanearena.errors import UserError
 from lanearena.lowering.codegen.lowered import Argument, Binding, Buffer, Launch, Lowered, Pointer
-from lanearena.lowering.kernels import twin_of
+from lanearena.lowering.kernels import ptx, source, twin_of
 
 
 def _lit(value: str) -> str:
@@ -71,8 +72,9 @@ def _launch(launch: Launch, cls: str) -> str:
     )
 
 
-def emit(lowered: Lowered) -> str:
-    """The Python module that builds `lowered` and runs it."""
+def emit(lowered: Lowered, embed_ptx: bool = False) -> str:
+    """The Python module that builds `lowered` and runs it, carrying the PTX of the kernels it launches where
+    `embed_ptx` (see `embedded`)."""
     imports, classes = _classes(lowered)
     doc = (
         f"Step @{lowered.step} ({lowered.numerics.value}) lowered by lanearena: {len(lowered.launches)} kernel "
@@ -117,4 +119,34 @@ def emit(lowered: Lowered) -> str:
         "    return run_step(dev, LOWERED, feeds)",
         "",
     ]
+    if embed_ptx:
+        lines += embedded(lowered.kernels())
     return "\n".join(lines)
+
+
+def embedded(kernels: tuple[str, ...]) -> list[str]:
+    """The lines that give a module the PTX of launch kernels `kernels` (those a CUDA source declares; a kind's own
+    without one runs on the numpy runtime only), for `ptx.provide`: built here, or where nvcc is not on PATH, a
+    comment saying that a GPU compiles them from their sources."""
+    declared = [k for k in kernels if source.declared(k)]
+    if not declared:
+        return []
+    if not ptx.can_compile():
+        return [
+            "",
+            "# No PTX: nvcc was not on PATH where this was printed; a CudaDevice compiles the kernels' sources.",
+        ]
+    modules = ptx.modules_for(declared)
+    return [
+        "",
+        "",
+        f"# The PTX of the kernels above (compute_80, PTX ISA {ptx.PTX_ISA[0]}.{ptx.PTX_ISA[1]}), by module: what a",
+        "# CudaDevice loads, so that no compiler nor kernel file is needed to run the step on a GPU.",
+        "from lanearena.lowering.kernels.ptx import provide  # noqa: E402",
+        "",
+        "PTX = {",
+        *(f"    {_lit(name)}: {_lit(text)}," for name, text in modules.items()),
+        "}",
+        "provide(PTX)",
+        "",
+    ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from lanearena.dialects.kernel import KernelOp
 from lanearena.lowering.kernels.base import KernelCall
-from lanearena.model import QBLOCK, Numerics, Role
+from lanearena.model import Numerics, Role, weight_array_bytes
 
 
 @dataclass(frozen=True)
@@ -117,10 +117,6 @@ class Lowered:
         return [(b[k], buf.bytes) for k, buf in enumerate(self.buffers) if buf.zeroed and buf.bytes]
 
     def weight_bytes(self) -> int:
-        """The bytes of the weights as the device holds them (f32, or Q8_0 words and a scale a block): what a step
-        streams from memory at least once."""
-        total = 0
-        for f in self.feeds.values():
-            if f.role is Role.WEIGHT:
-                total += f.length + 4 * -(-f.length // QBLOCK) if f.elem == "i8" else 4 * f.length
-        return total
+        """The bytes of the weights as the device holds them (f32, bf16, or Q8_0 words and a scale a block),
+        unaligned: what a step streams from memory at least once."""
+        return sum(weight_array_bytes(f.length, f.elem, align=1) for f in self.feeds.values() if f.role is Role.WEIGHT)

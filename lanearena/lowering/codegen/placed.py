@@ -45,9 +45,10 @@ class Placed:
         placement must match."""
         return lower(self.op, self.step, unshared_plan(self.plan), self.qblock)
 
-    def source(self) -> str:
-        """The Python module that runs the step as its IR places it (what `-t lane-pycuda` prints)."""
-        return emit(self.lowered)
+    def source(self, embed_ptx: bool = False) -> str:
+        """The Python module that runs the step as its IR places it (carrying its kernels' PTX where `embed_ptx`:
+        what `-t lane-pycuda` prints)."""
+        return emit(self.lowered, embed_ptx)
 
 
 def placed(module: ModuleOp | lane.StepOp, qblock: int = QBLOCK) -> Placed:

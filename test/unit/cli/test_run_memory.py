@@ -26,9 +26,10 @@ def _placed(config: str, *settings: str):
     return p, p.step, p.plan
 
 
+@pytest.mark.parametrize("numerics", ["int8", "bf16"])
 @pytest.mark.parametrize("config", ["tiny", "examples/configs/qwen2.5-0.5b.json"])
-def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
-    p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64")
+def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config, numerics):
+    p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64", f"numerics={numerics}")
     weights = sum(t.bytes for t in kept([p.lowered], (Role.WEIGHT,)).values())
     largest = max(4 * t.length for t in step.tensors.values() if t.role is Role.WEIGHT)
     state = sum(4 * t.length for t in step.tensors.values() if t.role in (Role.INPUT, Role.STATE))
