@@ -27,13 +27,15 @@ from lanearena.cli.profile import profile_step
 from lanearena.cli.profile import table as profile_table
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import new_device, placed, resolve_backend
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.graph import CudaGraph, time_step, weight_bytes
-from lanearena.lowering.plan import LaunchPlan
-from lanearena.lowering.runtime import fed, max_abs_err, prepare, random_feeds, results
-from lanearena.lowering.runtime import load as load_module
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.replay.graph import CudaGraph, time_step
+from lanearena.lowering.replay.launch_plan import LaunchPlan
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.backend import new_device, resolve_backend
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import fed, launch, max_abs_err, prepare, random_feeds, results, run_step
+from lanearena.model import Role
 from lanearena.options import PlaceOptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,12 +72,11 @@ def config_spec(name: str) -> str:
     return str(path) if path.exists() else name
 
 
-def sharing_weights(dev, module, feeds, b: list[int]) -> list[int]:
-    """Another buffer set for emitted `module` on `dev`, as `prepare` makes one from `feeds`, but bound to the
-    weights of set `b` (a step only reads them): a large model's weights are drawn and quantized once, not once a
-    path."""
-    weights = {name: b[k] for name, (k, _, role, _, _) in module.FEEDS.items() if role == "weight"}
-    return prepare(dev, feeds, module.BUFFERS, module.FEEDS, module.ALIGN, weights)
+def sharing_weights(dev, lowered: Lowered, feeds, b: list[int]) -> list[int]:
+    """Another buffer set for `lowered` on `dev`, as `prepare` makes one from `feeds`, but bound to the weights of
+    set `b` (a step only reads them): a large model's weights are drawn and quantized once, not once a path."""
+    weights = {name: b[f.buffer] for name, f in lowered.feeds.items() if f.role is Role.WEIGHT}
+    return prepare(dev, lowered, feeds, weights)
 
 
 _DRAWN: dict[tuple, dict] = {}
@@ -98,25 +99,24 @@ def check(
     built = decoder_step(load(config_spec(config), settings))
     api.place(built, PlaceOptions("greedy"))
     p = placed(built)  # verified, and read from the IR
-    step, plan, placed_step = p.step, p.plan, p.op
-    module = load_module(p.source())
+    step, plan, placed_step, lowered = p.step, p.plan, p.op, p.lowered
     feeds = drawn(step)
     dev = new_device(backend)
     on_gpu = isinstance(dev, cuda.CudaDevice)
     sync = dev.synchronize if on_gpu else (lambda: None)
-    buffers = {"plain": prepare(dev, feeds, module.BUFFERS, module.FEEDS, module.ALIGN)}
-    buffers["plan"] = sharing_weights(dev, module, feeds, buffers["plain"])
-    launch_plan = LaunchPlan(dev, module, buffers["plan"])
+    buffers = {"plain": prepare(dev, lowered, feeds)}
+    buffers["plan"] = sharing_weights(dev, lowered, feeds, buffers["plain"])
+    launch_plan = LaunchPlan(dev, lowered, buffers["plan"])
     stream = dev.stream if on_gpu else None
     paths = {
-        "plain": functools.partial(module.launches, dev, buffers["plain"]),
+        "plain": functools.partial(launch, dev, lowered, buffers["plain"]),
         "plan": functools.partial(launch_plan.replay, stream),
     }
     graph_error = None
     if on_gpu:
-        graphed = sharing_weights(dev, module, feeds, buffers["plain"])
+        graphed = sharing_weights(dev, lowered, feeds, buffers["plain"])
         try:
-            paths["graph"] = CudaGraph(dev, LaunchPlan(dev, module, graphed)).replay
+            paths["graph"] = CudaGraph(dev, LaunchPlan(dev, lowered, graphed)).replay
             buffers["graph"] = graphed
         except Exception as e:  # told in the table, and the rest still measured
             graph_error = f"{type(e).__name__}: {e}"
@@ -125,20 +125,20 @@ def check(
         for run in paths.values():
             run()
         sync()
-        got = {path: results(dev, b, module.RESULTS) for path, b in buffers.items()}
+        got = {path: results(dev, lowered, b) for path, b in buffers.items()}
         first = first or got["plain"]
         equal &= all(got[p][n].tobytes() == got["plain"][n].tobytes() for p in got for n in got[p])
     vs_numpy = None
     if against_numpy and on_gpu:
         assert first is not None
-        vs_numpy = max_abs_err(first, module.run(NumpyDevice(), feeds))
+        vs_numpy = max_abs_err(first, run_step(NumpyDevice(), lowered, feeds))
     times = {path: time_step(run, sync, len(launch_plan), runs, warm=min(10, runs)) for path, run in paths.items()}
-    weights = weight_bytes(module)
+    weights = lowered.weight_bytes()
     bound = weights / dev.bandwidth()[0] * 1e3 if on_gpu else None
     graph = times.get("graph")
     kinds = None
     if on_gpu and plot is not None and graph_error is None:
-        rows, total, bandwidth = profile_step(dev, placed_step, module, buffers["graph"], runs=10)
+        rows, total, bandwidth = profile_step(dev, placed_step, lowered, buffers["graph"], runs=10)
         kinds = profile_table(rows, total, bandwidth, f"{config} {numerics}")
         try:
             profile_plot(rows, f"{config} {numerics} on {dev.found}", plot)

@@ -1,6 +1,7 @@
-"""The host's cost a launch of a decode step: the plain path (`launches(dev, b)`, arguments built and handed over a
-launch at a time) against the static launch plan (`plan.LaunchPlan`, packed once), both on a device whose launches
-do nothing, measured in the same run, interleaved, so that only the Python each path spends a launch is counted.
+"""The host's cost a launch of a decode step: the plain path (`execute.launch(dev, lowered, b)`, arguments resolved
+and handed over a launch at a time) against the static launch plan (`launch_plan.LaunchPlan`, packed once), both on a
+device whose launches do nothing, measured in the same run, interleaved, so that only the Python each path spends a
+launch is counted.
 
     python bench/launch_cost.py qwen3-0.6b --set numerics=int8
 
@@ -15,9 +16,10 @@ import time
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed
-from lanearena.lowering.plan import LaunchPlan
-from lanearena.lowering.runtime import load as load_module
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.replay.launch_plan import LaunchPlan
+from lanearena.lowering.runtime.execute import launch
 from lanearena.options import PlaceOptions
 
 
@@ -35,15 +37,15 @@ class NullDevice:
         pass
 
 
-def host_cost(module, rounds: int = 50) -> tuple[float, float]:
-    """Median microseconds a launch of emitted `module`'s step on the plain path and replayed as a plan."""
+def host_cost(lowered: Lowered, rounds: int = 50) -> tuple[float, float]:
+    """Median microseconds a launch of `lowered` on the plain path and replayed as a plan."""
     dev = NullDevice()
-    b = [(k + 1) << 36 for k in range(len(module.BUFFERS))]
-    plan = LaunchPlan(dev, module, b)
+    b = [(k + 1) << 36 for k in range(len(lowered.buffers))]
+    plan = LaunchPlan(dev, lowered, b)
     plain, planned = [], []
     for _ in range(rounds):
         t0 = time.perf_counter()
-        module.launches(dev, b)
+        launch(dev, lowered, b)
         t1 = time.perf_counter()
         plan.replay()
         t2 = time.perf_counter()
@@ -63,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     for config in args.configs:
         module = decoder_step(load(config, args.settings))
         api.place(module, PlaceOptions("greedy"))
-        emitted = load_module(placed(module).source())
-        plain, planned = host_cost(emitted, args.rounds)
-        print(f"{config:<36} {emitted.KERNEL_LAUNCHES:>8} {plain:16.2f} {planned:15.3f} {planned / plain:10.3f}")
+        lowered = placed(module).lowered
+        plain, planned = host_cost(lowered, args.rounds)
+        print(f"{config:<36} {len(lowered.launches):>8} {plain:16.2f} {planned:15.3f} {planned / plain:10.3f}")
     return 0
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from lanearena import api
 from lanearena.analysis.arena_problem import problem
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import Placed, compare, placed
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.serving.compare import compare
 from lanearena.options import PlaceOptions
 
 CONFIGS = Path(__file__).resolve().parents[1] / "examples" / "configs"

@@ -287,7 +287,7 @@ MUTANTS = [
     Mutant(
         "quant-view-scales-at-zero",
         "emitted pointers: a quantized view's scales start at its offset's block",
-        "lanearena/lowering/emit.py",
+        "lanearena/lowering/codegen/lower.py",
         "scales + elems // QBLOCK * 4",
         "scales",
         REFERENCE,
@@ -303,7 +303,7 @@ MUTANTS = [
     Mutant(
         "plain-view-bytes",
         "emitted offsets: a view's elements are 4 bytes each",
-        "lanearena/lowering/emit.py",
+        "lanearena/lowering/codegen/lower.py",
         "return base + 4 * elems",
         "return base + elems",
         REFERENCE,
@@ -311,7 +311,7 @@ MUTANTS = [
     Mutant(
         "low-words-at-zero",
         "emitted pointers: a quantized view's low words start at its offset",
-        "lanearena/lowering/emit.py",
+        "lanearena/lowering/codegen/lower.py",
         "(low + elems if low is not None else 0)",
         "(low if low is not None else 0)",
         REFERENCE,
@@ -319,7 +319,7 @@ MUTANTS = [
     Mutant(
         "weight-scales-unaligned",
         "emitted pointers: a Q8_0 weight's scales start at the aligned byte past its words",
-        "lanearena/lowering/emit.py",
+        "lanearena/lowering/codegen/lower.py",
         'base + aligned(t.length, self.align) if t.elem == "i8" else 0',
         'base + t.length if t.elem == "i8" else 0',
         REFERENCE,
@@ -327,17 +327,17 @@ MUTANTS = [
     Mutant(
         "counters-not-zeroed",
         "emitted buffers: counters start zeroed",
-        "lanearena/lowering/emit.py",
-        'Allocation(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=True)',
-        'Allocation(f"#{c.launch}:{c.tag}", aligned(c.bytes, plan.align), zero=False)',
+        "lanearena/lowering/codegen/lower.py",
+        "buffers.append(Buffer(COUNTERS, at, Role.COMPUTED, zeroed=True))",
+        "buffers.append(Buffer(COUNTERS, at, Role.COMPUTED, zeroed=False))",
         REFERENCE,
     ),
     Mutant(
         "arena-not-poisoned",
         "NaN handling: the arena is poisoned (NaN) before each run",
-        "lanearena/lowering/emit.py",
-        'Allocation("arena", plan.bytes, poison=True)',
-        'Allocation("arena", plan.bytes, poison=False)',
+        "lanearena/lowering/codegen/lower.py",
+        'Buffer("arena", plan.bytes, Role.COMPUTED, poisoned=True)',
+        'Buffer("arena", plan.bytes, Role.COMPUTED, poisoned=False)',
         REFERENCE,
     ),
     # --- NaN handling ------------------------------------------------------------------------------------------------
@@ -360,7 +360,7 @@ MUTANTS = [
     Mutant(
         "nan-differences-ignored",
         "NaN handling: a NaN in one run and not the other is a difference",
-        "lanearena/lowering/runtime.py",
+        "lanearena/lowering/runtime/execute.py",
         '            return float("inf")\n',
         "            pass\n",
         (
@@ -372,7 +372,7 @@ MUTANTS = [
     Mutant(
         "poison-is-zero",
         "NaN handling: poison is the byte 0xFF (NaN in every f32)",
-        "lanearena/lowering/runtime.py",
+        "lanearena/lowering/runtime/execute.py",
         "POISON = 0xFF",
         "POISON = 0x00",
         ("test/unit/lowering/test_end_to_end.py", "test/unit/lowering/test_device.py"),

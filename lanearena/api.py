@@ -34,14 +34,18 @@ from lanearena.plugins import outside_dialects
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
 
 if TYPE_CHECKING:
-    from lanearena.lowering.compile import Comparison, Placed, compare, new_device, placed, run
-    from lanearena.lowering.runtime import load, random_feeds
-    from lanearena.lowering.target import lower_module
+    from lanearena.lowering.codegen.placed import Placed, placed
+    from lanearena.lowering.codegen.target import lower_module
+    from lanearena.lowering.runtime.backend import new_device
+    from lanearena.lowering.runtime.execute import load, random_feeds, run
+    from lanearena.lowering.serving.compare import Comparison, compare
 
 _LOWERING = {
-    **dict.fromkeys(("Comparison", "Placed", "compare", "new_device", "placed", "run"), "lanearena.lowering.compile"),
-    **dict.fromkeys(("load", "random_feeds"), "lanearena.lowering.runtime"),
-    "lower_module": "lanearena.lowering.target",
+    **dict.fromkeys(("Comparison", "compare"), "lanearena.lowering.serving.compare"),
+    **dict.fromkeys(("Placed", "placed"), "lanearena.lowering.codegen.placed"),
+    "new_device": "lanearena.lowering.runtime.backend",
+    **dict.fromkeys(("load", "random_feeds", "run"), "lanearena.lowering.runtime.execute"),
+    "lower_module": "lanearena.lowering.codegen.target",
 }
 """The lowering's names the API gives, by the module that defines them: imported when first asked for, so that
 placing alone loads no numpy."""

@@ -46,7 +46,7 @@ def _memref_place():
 
 
 def _pycuda():
-    from lanearena.lowering.target import LanePycuda
+    from lanearena.lowering.codegen.target import LanePycuda
 
     return LanePycuda
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lanearena import api
 from lanearena.cli.budget import add_algorithm, placing
 from lanearena.files import write_output
-from lanearena.lowering.target import lower_module
+from lanearena.lowering.codegen.target import lower_module
 
 
 def register(sub) -> None:

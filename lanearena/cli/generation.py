@@ -16,16 +16,14 @@ from typing import Any
 import numpy as np
 
 from lanearena import decoding
-from lanearena.analysis.arena_problem import problem
-from lanearena.cli.memory import available_memory, check_memory, run_bytes
+from lanearena.cli.memory import added_bytes, available_memory, check_memory
 from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError
-from lanearena.frontend import DecoderConfig, decoder_step
+from lanearena.frontend import DecoderConfig
 from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
-from lanearena.lowering.session import Session
-from lanearena.lowering.weights import RandomWeights, WeightSource
-from lanearena.model import ALIGN
-from lanearena.passes.convert import step_of, steps
+from lanearena.lowering.serving.session import Admit, Session
+from lanearena.lowering.serving.weights import RandomWeights, WeightSource
+from lanearena.model import Step
 
 DEFAULT_TOKENS = 16
 """Tokens generated after a prompt where --generate does not say."""
@@ -164,16 +162,17 @@ def run_length(c: DecoderConfig, needed: int, asked: int | None) -> int:
     return min(c.max_len, max(-(-needed // LENGTH_STEP) * LENGTH_STEP, c.attn_splits))
 
 
-def _check_memory(config: DecoderConfig, chunk: int) -> None:
-    """The memory refusal of `run`, for a session: its decode step's weights and state once, the arenas of both
-    steps at most what they take unshared."""
-    total = 0
-    for rows in {1, chunk}:
-        (op,) = steps(decoder_step(dataclasses.replace(config, rows=rows)))
-        step = step_of(op)[0]
-        total += sum(it.bytes for it in problem(step, ALIGN).items)
-    (op,) = steps(decoder_step(dataclasses.replace(config, rows=1)))
-    check_memory(config.name, run_bytes(step_of(op)[0], total, copies=1), available_memory())
+def _admit(config: DecoderConfig) -> Admit:
+    """The memory refusal of `run`, for a session's steps as it builds them: what each step adds (its buffers, the
+    weights and state it is the first to hold, its largest weight once more in f32 while it is made), the process
+    itself with the first, before anything of it is made."""
+    seen: list[Step] = []
+
+    def admit(step: Step, nbytes: int) -> None:
+        check_memory(config.name, added_bytes(step, nbytes, process=not seen), available_memory())
+        seen.append(step)
+
+    return admit
 
 
 @dataclass(frozen=True)
@@ -205,12 +204,11 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
     as it is generated unless --json), why it stopped, the numerics, the times it took."""
     ids, tok, n, config, stop = run.ids, run.tokenizer, run.n, run.config, run.stop
     chunk = max(1, min(args.chunk, config.max_len))
-    if backend == "numpy":
-        _check_memory(config, chunk)
     show(f"placing and lowering {config.name}, uploading its weights")
     t = time.perf_counter()
     placing = {"algorithm": args.algorithm, "time_limit": args.time_limit, "work": args.work}
-    session = Session(config, weights or RandomWeights(args.seed), backend, chunk, **placing)
+    admit = _admit(config) if backend == "numpy" else None
+    session = Session(config, weights or RandomWeights(args.seed), backend, chunk, admit, **placing)
     ready = time.perf_counter() - t
     show(f"generating {n} tokens after {len(ids)}")
     streamed = tok is not None and not args.json
@@ -239,7 +237,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         report["text"] = tok.decode(tokens)
     report |= {
         "arena_bytes": session.decode.arena_bytes,
-        "prefill_arena_bytes": session.prefill.arena_bytes if session.prefill is not None else 0,
+        "prefill_arena_bytes": session.prefill.arena_bytes if session.prefill is not None else 0,  # 0: not run
         "setup_s": round(ready, 4),
         "generate_s": round(spent, 4),
     }

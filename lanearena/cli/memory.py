@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lanearena.errors import UserError
 from lanearena.frontend.decoder_config import DecoderConfig
-from lanearena.lowering.runtime import fed
+from lanearena.lowering.runtime.execute import fed
 from lanearena.model import QBLOCK, Numerics, Role, Step, weight_array_bytes
 
 OVERHEAD = 300 * 10**6
@@ -34,6 +34,14 @@ def run_bytes(step: Step, arenas: int, copies: int) -> int:
     others = sum(4 * t.length for t in fed(step) if t.role is not Role.WEIGHT)
     largest = max((4 * t.length for t in weights), default=0)
     return device + copies * others + arenas + largest + OVERHEAD
+
+
+def added_bytes(step: Step, allocated: int, process: bool) -> int:
+    """Host bytes a numpy session takes to add `step`, about: the `allocated` bytes of its buffers and of the
+    weights and state new to it, its largest weight once more in f32 while it is made, and the process itself where
+    `process` (the session's first step)."""
+    largest = max((4 * t.length for t in fed(step) if t.role is Role.WEIGHT), default=0)
+    return allocated + largest + (OVERHEAD if process else 0)
 
 
 def check_memory(name: str, need: int, available: int | None) -> None:

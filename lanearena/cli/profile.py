@@ -21,11 +21,11 @@ from lanearena.dialects.base import tensor_def, tensor_type
 from lanearena.dialects.kernel import KernelOp
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step
-from lanearena.lowering import cuda, kernels
-from lanearena.lowering.compile import placed
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import prepare, random_feeds
-from lanearena.model import QBLOCK, Form
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.execute import prepare, random_feeds
+from lanearena.model import QBLOCK, Form, Role
 from lanearena.options import PlaceOptions
 
 
@@ -42,34 +42,11 @@ class KindTime:
     of_bandwidth: float
 
 
-class _Anywhere:
-    """Operands at made-up addresses: enough for a launch op's lowering to say which kernel calls it makes."""
-
-    AT = 1 << 40
-
-    def __init__(self, two_words: bool):
-        self.two = two_words
-
-    def plain(self, tensor) -> int:
-        return self.AT
-
-    def quant(self, tensor) -> tuple[int, int, int]:
-        return self.AT, self.AT if self.two else 0, self.AT
-
-    def weight(self, tensor) -> tuple[int, int]:
-        return self.AT, self.AT if tensor_type(tensor).elem == "i8" else 0
-
-    def scratch(self, tag: str) -> int:
-        return self.AT
-
-    counter = scratch
-
-
 def label(op: KernelOp) -> str:
     """The kind of `op`, with the shape of its matrix weight where it has one (`gemv 151936x1024`)."""
     for name in op.operand_names():
         t = tensor_def(op.operand(name))
-        if t.ROLE == "weight" and len(t.result.type.dims) == 2:
+        if t.ROLE is Role.WEIGHT and len(t.result.type.dims) == 2:
             return f"{op.kind} {'x'.join(map(str, t.result.type.dims))}"
     return op.kind
 
@@ -99,38 +76,25 @@ def moved(op: KernelOp, two_words: bool) -> int:
     return int(total)
 
 
-def owners(step: lane.StepOp) -> list[tuple[str, int]]:
-    """For each kernel launch of the lowered `step`, in order: the label of the op it lowers and that op's index."""
-    two = step.step_numerics.two_words
-    out = []
-    for i, op in enumerate(o for o in step.body.block.ops if isinstance(o, KernelOp)):
-        out += [(label(op), i)] * len(kernels.calls(op, _Anywhere(two)))
-    return out
-
-
 def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
     """Each kind's GPU time and bytes a step of decoder `config` on the GPU; the step's GPU time (us), the
     bandwidth's figure and the GPU."""
     module = decoder_step(config)
     api.place(module, PlaceOptions("greedy"))
     p = placed(module)
-    emitted = load_module(p.source())
     dev = cuda.CudaDevice()
-    b = prepare(dev, random_feeds(p.step, 0), emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    rows, total, bandwidth = profile_step(dev, p.op, emitted, b, runs)
+    b = prepare(dev, p.lowered, random_feeds(p.step, 0))
+    rows, total, bandwidth = profile_step(dev, p.op, p.lowered, b, runs)
     return rows, total, bandwidth, dev.found
 
 
-def profile_step(dev, placed: lane.StepOp, emitted, b: list[int], runs: int) -> tuple[list[KindTime], float, str]:
-    """Each kind's GPU time and bytes a step of `placed`, lowered to `emitted` and prepared in buffers `b` on `dev`
-    (a `CudaDevice`); the step's GPU time (us) and the bandwidth's figure."""
-    from lanearena.lowering.graph import CudaGraph
-    from lanearena.lowering.plan import LaunchPlan
+def profile_step(dev, op: lane.StepOp, lowered: Lowered, b: list[int], runs: int) -> tuple[list[KindTime], float, str]:
+    """Each kind's GPU time and bytes a step of placed `op`, lowered to `lowered` and prepared in buffers `b` on
+    `dev` (a `CudaDevice`); the step's GPU time (us) and the bandwidth's figure."""
+    from lanearena.lowering.replay.graph import CudaGraph
+    from lanearena.lowering.replay.launch_plan import LaunchPlan
 
-    timed, spacer = LaunchPlan(dev, emitted, b), CudaGraph(dev, LaunchPlan(dev, emitted, b))
-    who = owners(placed)
-    if len(who) != len(timed):
-        raise RuntimeError(f"the ops lower to {len(who)} launches, the module makes {len(timed)}")
+    timed, spacer = LaunchPlan(dev, lowered, b), CudaGraph(dev, LaunchPlan(dev, lowered, b))
     events = [dev.driver.Event() for _ in range(len(timed) + 1)]
     each: list[list[float]] = [[] for _ in timed.calls]
     for _ in range(runs):
@@ -144,22 +108,29 @@ def profile_step(dev, placed: lane.StepOp, emitted, b: list[int], runs: int) -> 
         for i in range(len(timed)):
             each[i].append(events[i + 1].time_since(events[i]) * 1e3)
     peak, source = dev.bandwidth()
-    two = placed.step_numerics.two_words
-    ops = [o for o in placed.body.block.ops if isinstance(o, KernelOp)]
-    us: dict[str, float] = defaultdict(float)
+    return (*kinds(op, lowered, [statistics.median(t) for t in each], peak), f"{peak / 1e12:.2f} TB/s ({source})")
+
+
+def kinds(op: lane.StepOp, lowered: Lowered, us: list[float], peak: float) -> tuple[list[KindTime], float]:
+    """The launches of `lowered` (placed `op` lowered), which took `us` each, summed by the label of the op each
+    runs, slowest first, with the bytes those ops move against bandwidth `peak`; and the time of them all."""
+    two = op.step_numerics.two_words
+    ops = [o for o in op.body.block.ops if isinstance(o, KernelOp)]  # the step's launch ops: it lowered
+    time: dict[str, float] = defaultdict(float)
     launches: dict[str, int] = defaultdict(int)
     seen: dict[str, set[int]] = defaultdict(set)
-    for (name, op), times in zip(who, each, strict=True):
-        us[name] += statistics.median(times)
+    for launch, t in zip(lowered.launches, us, strict=True):
+        name = label(ops[launch.op])
+        time[name] += t
         launches[name] += 1
-        seen[name].add(op)
+        seen[name].add(launch.op)
     rows = []
-    for name in us:
+    for name in time:
         nbytes = sum(moved(ops[i], two) for i in seen[name])
-        rate = nbytes / (us[name] * 1e-6)
-        rows.append(KindTime(name, len(seen[name]), launches[name], us[name], nbytes, rate / 1e9, rate / peak))
+        rate = nbytes / (time[name] * 1e-6)
+        rows.append(KindTime(name, len(seen[name]), launches[name], time[name], nbytes, rate / 1e9, rate / peak))
     rows.sort(key=lambda r: -r.us)
-    return rows, sum(us.values()), f"{peak / 1e12:.2f} TB/s ({source})"
+    return rows, sum(time.values())
 
 
 def table(rows: list[KindTime], total_us: float, bandwidth: str, title: str) -> list[str]:

@@ -22,9 +22,10 @@ from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
-from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
-from lanearena.lowering.runtime import unshared
-from lanearena.lowering.weights import WeightSource
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.backend import resolve_backend
+from lanearena.lowering.serving.compare import compare, gpu_timing
+from lanearena.lowering.serving.weights import WeightSource
 from lanearena.model import Role
 from lanearena.passes.convert import step_of, steps
 
@@ -187,7 +188,7 @@ def _compare(
     step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
     if backend == "numpy":
-        need = run_bytes(step.step, step.plan.bytes + unshared(step.plan).bytes, COMPARISON_COPIES)
+        need = run_bytes(step.step, step.plan.bytes + step.unshared.arena_bytes, COMPARISON_COPIES)
         check_memory(name, need, available_memory())
     show(f"running {len(step.step.launches)} launches on {backend}")
     t = time.perf_counter()

@@ -11,7 +11,7 @@ import os
 
 from hypothesis import Phase, settings
 
-from lanearena.lowering import cuda
+from lanearena.lowering.runtime import cuda
 
 settings.register_profile("lanearena", derandomize=True, deadline=None)
 settings.register_profile(

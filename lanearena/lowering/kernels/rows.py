@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from lanearena.dialects.kinds.rows import GatherOp, NormOp, QuantizeOp
-from lanearena.lowering import quant
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -24,6 +23,7 @@ from lanearena.lowering.kernels.base import (
     weight,
 )
 from lanearena.lowering.kernels.twin import F32, I32
+from lanearena.lowering.runtime import quant
 from lanearena.model import QBLOCK, Form
 
 

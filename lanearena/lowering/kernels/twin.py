@@ -15,7 +15,7 @@ from typing import TypeVar
 import numpy as np
 
 from lanearena.lowering.kernels.base import THREADS, kernel
-from lanearena.lowering.quant import Quantized, from_bf16
+from lanearena.lowering.runtime.quant import Quantized, from_bf16
 from lanearena.model import QBLOCK
 
 F32 = np.float32

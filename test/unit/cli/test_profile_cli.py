@@ -1,5 +1,5 @@
 """`lanearena profile`: on a machine without a GPU it says so and exits 0; and what it sums on a GPU, checked here:
-the launch ops own every kernel launch of the emitted module, in order, and the bytes they move."""
+each kernel launch of the lowered step is the op's it names, summed by kind, and the bytes they move."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import sys
 import pytest
 
 from lanearena import api
-from lanearena.cli.profile import label, moved, owners
+from lanearena.cli.profile import kinds, label, moved
+from lanearena.dialects.base import tensor_type
 from lanearena.dialects.kernel import KernelOp
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import placed
-from lanearena.lowering.plan import record
-from lanearena.lowering.runtime import load as load_module
+from lanearena.lowering import kernels
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime import cuda
 from lanearena.options import PlaceOptions
 
 
@@ -27,19 +27,48 @@ def test_without_a_gpu_profile_says_so_and_exits_0():
     assert done.stdout.startswith("lanearena profile: no GPU to profile on: ")
 
 
+class _Anywhere:
+    """Operands at made-up addresses: enough for a launch op's lowering to say which kernels it launches, op by op,
+    away from the lowering of the whole step."""
+
+    AT = 1 << 40
+
+    def __init__(self, two_words: bool):
+        self.two = two_words
+
+    def plain(self, tensor) -> int:
+        return self.AT
+
+    def quant(self, tensor) -> tuple[int, int, int]:
+        return self.AT, self.AT if self.two else 0, self.AT
+
+    def weight(self, tensor) -> tuple[int, int]:
+        return self.AT, self.AT if tensor_type(tensor).elem == "i8" else 0
+
+    def scratch(self, tag: str) -> int:
+        return self.AT
+
+    counter = scratch
+
+
 @pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
 @pytest.mark.parametrize("numerics", ["f32", "bf16", "int8x2"])
-def test_the_ops_own_every_launch_in_order(config, numerics):
-    """Each op's share of the launches, told by its lowering at made-up addresses, is the module's launches at the
-    real ones: the same count, and the same kernels in the same order."""
+def test_each_launch_names_the_op_that_launches_it(config, numerics):
+    """Each op lowered alone, at made-up addresses, launches the kernels that the step's launches naming it launch,
+    in order; and the profile's sums count every launch once, an op in the row of its label."""
     p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), PlaceOptions("greedy")))
-    emitted = load_module(p.source())
-    launches = record(emitted, [(k + 1) << 36 for k in range(len(emitted.BUFFERS))])
-    who = owners(p.op)
     ops = [op for op in p.op.body.block.ops if isinstance(op, KernelOp)]
-    assert len(who) == len(launches) == emitted.KERNEL_LAUNCHES
-    assert [name for name, _ in who] == [label(ops[i]) for _, i in who]
-    assert sorted({i for _, i in who}) == list(range(len(ops)))  # every op launches
+    two = p.op.step_numerics.two_words
+    alone = [(i, c.kernel) for i, op in enumerate(ops) for c in kernels.calls(op, _Anywhere(two))]
+    assert [(launch.op, launch.kernel) for launch in p.lowered.launches] == alone
+    assert all(
+        launch.kind == ops[launch.op].kind and launch.op_class is type(ops[launch.op]) for launch in p.lowered.launches
+    )
+    rows, total = kinds(p.op, p.lowered, [1.0] * len(alone), peak=1e12)
+    assert total == len(alone) == sum(r.launches for r in rows)
+    for r in rows:
+        mine = {i for i, _ in alone if label(ops[i]) == r.kind}
+        assert r.ops == len(mine) and r.launches == sum(1 for i, _ in alone if i in mine)
 
 
 def test_bytes_moved_by_a_product_are_its_weight_and_rows():

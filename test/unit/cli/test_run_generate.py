@@ -21,7 +21,7 @@ from lanearena.cli import main
 from lanearena.decoding import Sampling, choose, uniform
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
-from lanearena.lowering.session import Session
+from lanearena.lowering.serving.session import Session
 
 from ..support.checkpoints import tiny
 
@@ -64,8 +64,7 @@ def own(model, tmp_path):
 
 @pytest.fixture
 def nothing_built(monkeypatch):
-    for module in (run_cli, generation_cli):
-        monkeypatch.setattr(module, "decoder_step", lambda *a, **k: pytest.fail("built a step before refusing"))
+    monkeypatch.setattr(run_cli, "decoder_step", lambda *a, **k: pytest.fail("built a step before refusing"))
     monkeypatch.setattr(generation_cli, "Session", lambda *a, **k: pytest.fail("built a session before refusing"))
 
 
@@ -266,7 +265,6 @@ def test_the_caches_hold_the_run_not_the_models_longest_context(capsys, monkeypa
         raise Refused
 
     monkeypatch.setattr(generation_cli, "Session", session)
-    monkeypatch.setattr(generation_cli, "_check_memory", lambda *a: None)
     with pytest.raises(Refused):
         main(
             [

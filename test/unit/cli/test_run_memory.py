@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from lanearena import api
-from lanearena.cli import main, memory
+from lanearena.cli import generation, main, memory
 from lanearena.cli import run as run_cli
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering.compile import placed
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import unshared
-from lanearena.lowering.weights import kept
+from lanearena.lowering.codegen.placed import placed, unshared_plan
+from lanearena.lowering.serving.weights import RandomWeights, kept
+from lanearena.model import Role
 from lanearena.options import PlaceOptions
 
 
@@ -31,16 +30,15 @@ def _placed(config: str, *settings: str):
 @pytest.mark.parametrize("config", ["tiny", "examples/configs/qwen2.5-0.5b.json"])
 def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config, numerics):
     p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64", f"numerics={numerics}")
-    module = load_module(p.source())
-    weights = sum(nbytes for role, _, _, nbytes in kept([module], ("weight",)).values() if role == "weight")
-    largest = max(4 * t.length for t in step.tensors.values() if t.role.value == "weight")
-    state = sum(4 * t.length for t in step.tensors.values() if t.role.value in ("input", "state"))
+    weights = sum(t.bytes for t in kept([p.lowered], (Role.WEIGHT,)).values())
+    largest = max(4 * t.length for t in step.tensors.values() if t.role is Role.WEIGHT)
+    state = sum(4 * t.length for t in step.tensors.values() if t.role in (Role.INPUT, Role.STATE))
     assert memory.run_bytes(step, 0, copies=2) == weights + 2 * state + largest + memory.OVERHEAD
 
 
 def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, capsys):
     _, step, plan = _placed("tiny")
-    need = memory.run_bytes(step, plan.bytes + unshared(plan).bytes, run_cli.COMPARISON_COPIES)
+    need = memory.run_bytes(step, plan.bytes + unshared_plan(plan).bytes, run_cli.COMPARISON_COPIES)
     monkeypatch.setattr(run_cli, "available_memory", lambda: need - 1)
     monkeypatch.setattr(run_cli, "compare", lambda *a, **k: pytest.fail("ran past the memory check"))
     assert main(["run", "--quiet", "--backend", "numpy"]) == 2
@@ -49,6 +47,27 @@ def test_a_run_past_the_free_memory_is_refused_before_it_starts(monkeypatch, cap
     monkeypatch.undo()
     monkeypatch.setattr(run_cli, "available_memory", lambda: need + 1)
     assert main(["run", "--quiet", "--backend", "numpy"]) == 0
+
+
+def test_generation_past_the_free_memory_is_refused_before_a_weight_is_made(monkeypatch, capsys):
+    """The session's first step is admitted against the memory free before any weight is made: its own buffers, its
+    weights and state, its largest weight once more in f32, and the process (counted here from the lowered step)."""
+    p, step, _ = _placed("tiny", "rows=1")
+    low = p.lowered
+    held = sum(t.bytes for t in kept([low]).values())
+    shared = {f.buffer for f in low.feeds.values() if f.role in (Role.WEIGHT, Role.STATE)}
+    own = sum(b.bytes for k, b in enumerate(low.buffers) if k not in shared)
+    largest = max(4 * t.length for t in step.tensors.values() if t.role is Role.WEIGHT)
+    need = own + held + largest + memory.OVERHEAD
+    made = []
+    monkeypatch.setattr(RandomWeights, "values", lambda self, name, shape: made.append(name))
+    monkeypatch.setattr(generation, "available_memory", lambda: need - 1)
+    args = ["run", "--quiet", "--backend", "numpy", "--algorithm", "best", "--prompt-ids", "1,2", "--generate", "1"]
+    assert main(args) == 2
+    assert "needs about" in capsys.readouterr().err and made == []
+    monkeypatch.undo()
+    monkeypatch.setattr(generation, "available_memory", lambda: need)
+    assert main(args) == 0
 
 
 def test_where_the_system_does_not_say_the_run_goes_ahead():

@@ -16,11 +16,11 @@ from lanearena import api
 from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.kernel import KernelOp, arg, signature
 from lanearena.frontend import StepBuilder
-from lanearena.lowering.compile import placed
-from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.kernels import ptx, source, twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, ptr
-from lanearena.lowering.runtime import load
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import load
 from lanearena.model import Numerics, Scratch
 from lanearena.options import PlaceOptions
 

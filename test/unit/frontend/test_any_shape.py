@@ -15,7 +15,7 @@ import transformers
 from lanearena.cli import main
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
-from lanearena.lowering.session import Session
+from lanearena.lowering.serving.session import Session
 
 from ..support.checkpoints import LLAMA, tiny
 

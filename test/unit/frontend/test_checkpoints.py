@@ -21,7 +21,7 @@ from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.family import FAMILIES
 from lanearena.frontend.names import sources
 from lanearena.frontend.safetensors_io import entries, read
-from lanearena.lowering.session import Session
+from lanearena.lowering.serving.session import Session
 from lanearena.model import Role
 from lanearena.passes.convert import step_of, steps
 

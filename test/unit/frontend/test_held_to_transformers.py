@@ -25,9 +25,9 @@ import transformers
 from lanearena.frontend import decoder_step
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.session import Session
-from lanearena.lowering.weights import upload
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.serving.session import Session
+from lanearena.lowering.serving.weights import upload
 from lanearena.model import Role
 from lanearena.passes.convert import step_of, steps
 

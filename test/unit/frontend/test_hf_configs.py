@@ -18,11 +18,11 @@ import lanearena.cli
 from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.lowering.compile import compare, placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import max_abs_err, random_feeds
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import Form
 from lanearena.options import PlaceOptions
 
@@ -435,8 +435,8 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
     )
     assert any("overlaps" in p for p in check(step, bad))
     feeds = random_feeds(step, 6)
-    run_bad = load_module(emit(p.op, step, bad)).run(NumpyDevice(), feeds)  # as the unverified emitter lays it out
-    assert max_abs_err(run_bad, load_module(p.unshared_source()).run(NumpyDevice(), feeds)) > 1e-3
+    run_bad = run_step(NumpyDevice(), lower(p.op, step, bad), feeds)  # as the unverified lowering lays it out
+    assert max_abs_err(run_bad, run_step(NumpyDevice(), p.unshared, feeds)) > 1e-3
 
 
 @pytest.mark.parametrize("config", ALL_TYPES.values(), ids=ALL_TYPES.keys())

@@ -16,8 +16,8 @@ import pytest
 import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-import lanearena.cli.generation as generation_cli
 import lanearena.cli.run as run_cli
+import lanearena.lowering.serving.session as serving_session
 from lanearena.cli import main
 
 from ..support.checkpoints import rewrite, safetensors_bytes, tensors, tiny
@@ -55,7 +55,7 @@ def _bounded():
 @pytest.fixture
 def nothing_built(monkeypatch):
     """Fails a test whose command builds a step: every refusal here comes first."""
-    for module in (run_cli, generation_cli):
+    for module in (run_cli, serving_session):  # the session builds generation's steps
         monkeypatch.setattr(module, "decoder_step", lambda *a, **k: pytest.fail("built a step before refusing"))
 
 

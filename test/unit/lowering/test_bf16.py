@@ -15,9 +15,10 @@ import pytest
 from lanearena import api
 from lanearena.frontend import StepBuilder, decoder_step, load
 from lanearena.frontend.configs import CONFIGS
-from lanearena.lowering.compile import compare, placed, run
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import random_feeds
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import random_feeds, run
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import Role
 from lanearena.options import PlaceOptions
 

@@ -13,12 +13,11 @@ from hypothesis import strategies as st
 
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import placed
-from lanearena.lowering.compile import run as run_placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, results
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import launch, max_abs_err, prepare, random_feeds, results
+from lanearena.lowering.runtime.execute import run as run_placed
 from lanearena.options import PlaceOptions
 
 from ..support import reference_step
@@ -88,34 +87,34 @@ def test_graph_replay_equals_the_plain_path_bit_for_bit(config):
     """GPU only. Two buffer sets from the same feeds on one device: the plain path on one, the CUDA graph on the
     other, twice each; the results equal bit for bit after each."""
     _gpu_or_skip()
-    from lanearena.lowering.graph import CudaGraph
-    from lanearena.lowering.plan import LaunchPlan
+    from lanearena.lowering.replay.graph import CudaGraph
+    from lanearena.lowering.replay.launch_plan import LaunchPlan
 
     p = placed(api.place(decoder_step(load(config)), PlaceOptions("greedy")))
-    emitted = load_module(p.source())
+    lowered = p.lowered
     feeds = random_feeds(p.step, 2)
     dev = cuda.CudaDevice()
-    plain = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    graphed = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    graph = CudaGraph(dev, LaunchPlan(dev, emitted, graphed))
+    plain = prepare(dev, lowered, feeds)
+    graphed = prepare(dev, lowered, feeds)
+    graph = CudaGraph(dev, LaunchPlan(dev, lowered, graphed))
     for _ in range(2):
-        emitted.launches(dev, plain)
+        launch(dev, lowered, plain)
         graph.replay()
         dev.synchronize()
-        want, got = results(dev, plain, emitted.RESULTS), results(dev, graphed, emitted.RESULTS)
+        want, got = results(dev, lowered, plain), results(dev, lowered, graphed)
         assert all(want[n].tobytes() == got[n].tobytes() for n in want)
 
 
 _AFTER_TORCH = """
 import torch
 held = torch.ones(1 << 20, device="cuda")  # PyTorch holds the GPU first (its primary context)
-from lanearena.lowering.compile import compare, placed
+from lanearena.lowering.serving.compare import compare
+from lanearena.lowering.codegen.placed import placed
 from lanearena import api
 from lanearena.frontend import decoder_step, load
 p = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
 gpu, cpu = compare(p, "cuda"), compare(p, "numpy")
-from lanearena.lowering.runtime import max_abs_err
-from lanearena.options import PlaceOptions
+from lanearena.lowering.runtime.execute import max_abs_err
 assert max_abs_err(gpu.placed, cpu.placed) < 1e-3, max_abs_err(gpu.placed, cpu.placed)
 assert float(held.sum()) == 1 << 20  # and PyTorch's memory is still its own
 print("ok")

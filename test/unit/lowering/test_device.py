@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from lanearena.lowering.device import DeviceError, NumpyDevice
+from lanearena.lowering.runtime.device import DeviceError, NumpyDevice
 from lanearena.model import ALIGN
 
 

@@ -13,12 +13,13 @@ import pytest
 from lanearena import api
 from lanearena.analysis.check import check
 from lanearena.frontend import StepBuilder, decoder_step, load
-from lanearena.lowering import cuda
-from lanearena.lowering.compile import Placed, compare, placed, run
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import max_abs_err, random_feeds
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import load as load_module
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run, run_step
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import Form
 from lanearena.options import PlaceOptions
 
@@ -61,8 +62,8 @@ def test_overlapping_two_live_arrays_corrupts_the_result():
     )
     assert any("overlaps" in p for p in check(step, bad))
     feeds = random_feeds(step)
-    run_bad = load_module(emit(p.op, step, bad)).run(NumpyDevice(), feeds)  # as the unverified emitter lays it out
-    assert max_abs_err(run_bad, load_module(p.unshared_source()).run(NumpyDevice(), feeds)) > 1e-3
+    run_bad = run_step(NumpyDevice(), lower(p.op, step, bad), feeds)  # as the unverified lowering lays it out
+    assert max_abs_err(run_bad, run_step(NumpyDevice(), p.unshared, feeds)) > 1e-3
 
 
 class ZeroingDevice(NumpyDevice):
@@ -81,8 +82,8 @@ def test_poison_shows_an_array_read_before_written(device):
     p = placed_config("tiny")
     step = p.step
     source = p.source()
-    gather = next(line for line in source.splitlines() if "dev.launch('gather'" in line)
-    out = load_module(source.replace(gather, "    pass")).run(device(), random_feeds(step))
+    gather = next(line for line in source.splitlines() if "GatherOp, 'gather'," in line)
+    out = load_module(source.replace(gather, "")).run(device(), random_feeds(step))
     assert np.isnan(out["logits"]).all()
 
 
@@ -102,7 +103,7 @@ def test_the_target_and_the_command_emit_runnable_modules(tmp_path):
     feeds = random_feeds(step, 3)
     got = load_module(out.read_text()).run(NumpyDevice(), feeds)
     assert max_abs_err(got, held_to_the_reference(p, feeds)) == 0.0
-    assert f"ARENA_BYTES = {plan.bytes}" in out.read_text()
+    assert f"arena_bytes={plan.bytes}," in out.read_text()
 
 
 def test_run_reports_the_figures():

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from lanearena import api
 from lanearena.frontend.builder import StepBuilder
-from lanearena.lowering.compile import compare, placed
-from lanearena.lowering.runtime import random_feeds
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.execute import random_feeds
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import QBLOCK, Numerics
 from lanearena.options import PlaceOptions
 

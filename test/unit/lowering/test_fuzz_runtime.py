@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from lanearena import api, placement
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.frontend.decoder import DecoderConfig, decoder_step
-from lanearena.lowering.compile import Placed, compare, placed
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.emit import emit
-from lanearena.lowering.runtime import load, max_abs_err, random_feeds
+from lanearena.lowering.codegen.lower import lower
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run_step
+from lanearena.lowering.serving.compare import compare
 from lanearena.model import QBLOCK, Form, Step, home
 from lanearena.options import PlaceOptions
 
@@ -144,8 +145,8 @@ def test_an_array_placed_over_a_live_one_changes_the_result(config, data):
     arrays[j] = dataclasses.replace(arrays[j], offset=arrays[i].offset)
     corrupted = dataclasses.replace(plan, arrays=arrays)
     feeds = _feeds(step, config.rows, config.max_len, data.draw(st.integers(0, 2**16), "seed"))
-    reference = load(p.unshared_source()).run(NumpyDevice(), feeds)
-    assert max_abs_err(load(emit(p.op, step, corrupted)).run(NumpyDevice(), feeds), reference) > 0
+    reference = run_step(NumpyDevice(), p.unshared, feeds)
+    assert max_abs_err(run_step(NumpyDevice(), lower(p.op, step, corrupted), feeds), reference) > 0
 
 
 @settings(FUZZ, max_examples=30)

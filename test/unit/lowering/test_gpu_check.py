@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from lanearena.lowering.plan import LaunchPlan
+from lanearena.lowering.replay.launch_plan import LaunchPlan
 
 from ..support.bench import script
 

@@ -15,9 +15,9 @@ import types
 import pytest
 
 from lanearena.cli import main as cli_main
-from lanearena.lowering import cuda
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.plan import unpack
+from lanearena.lowering.replay.launch_plan import unpack
+from lanearena.lowering.runtime import cuda
+from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.options import PlaceOptions
 
 from ..support.bench import script
@@ -137,29 +137,32 @@ def test_the_gpu_check_on_a_simulated_gpu(simulated_gpu, tmp_path):
 
 
 def test_a_graph_resets_its_counters_before_its_launches(simulated_gpu):
-    """A counter left non-zero (as by a launch that failed half way) is zero again when the graph runs."""
+    """A counter left non-zero (as by a launch that failed half way) is zero again when the graph runs; the graph
+    resets all of the step's counters with one memset node."""
     from lanearena import api
     from lanearena.frontend import decoder_step, load
-    from lanearena.lowering.compile import placed
-    from lanearena.lowering.graph import CudaGraph
-    from lanearena.lowering.plan import LaunchPlan
-    from lanearena.lowering.runtime import load as load_module
-    from lanearena.lowering.runtime import prepare, random_feeds, results
+    from lanearena.lowering.codegen.placed import placed
+    from lanearena.lowering.replay.graph import CudaGraph
+    from lanearena.lowering.replay.launch_plan import LaunchPlan
+    from lanearena.lowering.runtime.execute import launch, prepare, random_feeds, results
 
     p = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
-    emitted = load_module(p.source())
+    lowered = p.lowered
     feeds = random_feeds(p.step, 3)
     dev = SimulatedCuda()
-    want_b = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    b = prepare(dev, feeds, emitted.BUFFERS, emitted.FEEDS, emitted.ALIGN)
-    launch_plan = LaunchPlan(dev, emitted, b)
+    want_b = prepare(dev, lowered, feeds)
+    b = prepare(dev, lowered, feeds)
+    launch_plan = LaunchPlan(dev, lowered, b)
+    memsets = []
+    memset = dev.driver.memset_d8_async
+    dev.driver.memset_d8_async = lambda *args: (memsets.append(args), memset(*args))
     graph = CudaGraph(dev, launch_plan)
-    assert launch_plan.zeroed
+    assert len(p.plan.counters) > 1 and len(memsets) == 1  # the step's counters, in one node
     for addr, nbytes in launch_plan.zeroed:
         dev.fill(addr, nbytes, 1)
     graph.replay()
-    emitted.launches(dev, want_b)
-    want, got = results(dev, want_b, emitted.RESULTS), results(dev, b, emitted.RESULTS)
+    launch(dev, lowered, want_b)
+    want, got = results(dev, lowered, want_b), results(dev, lowered, b)
     assert all(want[n].tobytes() == got[n].tobytes() for n in want)
 
 

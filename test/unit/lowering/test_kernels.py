@@ -13,8 +13,8 @@ from lanearena.dialects import lane
 from lanearena.errors import UserError
 from lanearena.kernel_shapes import ARGMAX_BLOCK
 from lanearena.lowering import kernels
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.quant import quantize
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.quant import quantize
 from lanearena.model import QBLOCK, Form, Numerics, Role, Step, Tensor
 
 from ..support import q8_0

@@ -20,10 +20,10 @@ from lanearena import api
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
 from lanearena.frontend import decoder_step, load
+from lanearena.lowering.codegen.target import lower_module
 from lanearena.lowering.kernels import ptx, source, twin_of
 from lanearena.lowering.kernels.attention import HD_MAX, attention_kernel
 from lanearena.lowering.kernels.base import KERNELS, LAUNCHERS
-from lanearena.lowering.target import lower_module
 from lanearena.options import PlaceOptions
 
 from ..support.bench import script
@@ -245,4 +245,4 @@ def test_a_module_printed_where_nvcc_is_not_says_so_and_carries_no_ptx(tmp_path,
     api.place(module, PlaceOptions("greedy"))
     text = lower_module(module)
     assert "# No PTX: nvcc was not on PATH where this was printed" in text and "PTX = {" not in text
-    assert "dev.launch('attention[HEAD_DIM=32]'" in text  # the tiny config's heads of 32: the variant
+    assert "AttentionOp, 'attention[HEAD_DIM=32]'," in text  # the tiny config's heads of 32: the variant

@@ -9,7 +9,7 @@ import pytest
 
 from lanearena import api
 from lanearena.errors import UserError
-from lanearena.lowering.target import lower_module
+from lanearena.lowering.codegen.target import lower_module
 
 CORRUPT = Path(__file__).parents[2] / "filecheck" / "lower" / "corrupt.mlir"
 """examples/decode.mlir placed, with q's plain array moved over the scratch `fp` that is live while q is written."""
@@ -28,4 +28,4 @@ def test_a_placement_that_lane_arena_verify_refuses_does_not_lower():
 
 def test_the_same_placement_put_right_lowers():
     text = CORRUPT.read_text().replace("plain(8192) quant(0)", "plain(65536) quant(0)")
-    assert "STEP = 'decode'" in lower_module(api.parse(text, "decode.mlir"))
+    assert "step='decode'," in lower_module(api.parse(text, "decode.mlir"))

@@ -22,10 +22,10 @@ import pytest
 
 from lanearena import api
 from lanearena.frontend import DecoderConfig, decoder_step, load
-from lanearena.lowering import compile as lowering
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import load as load_module
-from lanearena.lowering.runtime import random_feeds
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import random_feeds, run_step
+from lanearena.lowering.runtime.execute import run as run_placed
 from lanearena.options import PlaceOptions
 
 from ..support.reference_step import attention
@@ -160,12 +160,12 @@ def run(c: DecoderConfig, seed: int, start: int | None = None) -> tuple[dict, di
     given); the placed run equals the unplaced one."""
     module = decoder_step(c)
     api.place(module, PlaceOptions("best"))
-    p = lowering.placed(module)
+    p = placed(module)
     feeds = random_feeds(p.step, seed)
     if start is not None:
         feeds["pos"] = (start + np.arange(c.rows)).astype(np.int32)
-    got = lowering.run(p, NumpyDevice(), feeds)
-    unplaced = load_module(p.unshared_source()).run(NumpyDevice(), feeds)
+    got = run_placed(p, NumpyDevice(), feeds)
+    unplaced = run_step(NumpyDevice(), p.unshared, feeds)
     for name, value in got.items():
         assert np.array_equal(value, unplaced[name]), name
     return got, feeds

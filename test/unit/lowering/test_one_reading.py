@@ -1,30 +1,43 @@
 """The IR is read into the plain model once a pass run: `lanearena run` reads the step twice (the placement, then
 the lowering's verification, whose reading the lowering and both runs use), `lanearena compile` likewise, and no
-step is built again from plain data on the way (the unshared reference is another layout of the same launches)."""
+step is built again from plain data on the way (the unshared reference is another layout of the same launches).
+Generation builds each step it runs once: a prompt shorter than the prefill chunk builds, places and lowers the
+decode step alone, once, however many tokens it generates (beside the one-layer step the checkpoint is checked on
+before the whole step is built)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 
 import pytest
 
 from lanearena import cli
+from lanearena.frontend import decoder
 from lanearena.passes import convert
 
 from ..support import from_model
+from ..support.checkpoints import tiny
 
 
 @pytest.fixture
 def readings(monkeypatch) -> Counter:
-    """How often a `lane.step` is read into a `model.Step` (`convert.step_of`) and a `model.Step` built into IR
-    (`from_model.module_of`), wherever a module imported either."""
+    """How often a `lane.step` is read into a `model.Step` (`convert.step_of`), a `model.Step` built into IR
+    (`from_model.module_of`) and a decoder step built (`decoder.decoder_step`), wherever a module imported one."""
     cli.parser()  # imports every subcommand's modules first, so that each holds the function it imports
     seen: Counter = Counter()
-    for name, fn in (("step_of", convert.step_of), ("module_of", from_model.module_of)):
+    counted_fns = (
+        ("step_of", convert.step_of),
+        ("module_of", from_model.module_of),
+        ("decoder_step", decoder.decoder_step),
+    )
+    for name, fn in counted_fns:
 
         def counted(*args, _name=name, _fn=fn, **kwargs):
             seen[_name] += 1
+            if _name == "decoder_step":  # and of how many layers
+                seen[f"layers={args[0].layers}"] += 1
             return _fn(*args, **kwargs)
 
         for module in list(sys.modules.values()):
@@ -36,7 +49,7 @@ def readings(monkeypatch) -> Counter:
 def test_lanearena_run_reads_the_step_once_to_place_and_once_to_lower(readings, capsys):
     assert cli.main(["run", "--json", "--backend", "numpy", "--quiet"]) == 0
     assert '"max_abs_err": 0.0' in capsys.readouterr().out
-    assert readings == {"step_of": 2}
+    assert readings == {"step_of": 2, "decoder_step": 1, "layers=2": 1}
 
 
 def test_lanearena_compile_reads_the_step_once_to_place_and_once_to_lower(readings, tmp_path):
@@ -44,5 +57,24 @@ def test_lanearena_compile_reads_the_step_once_to_place_and_once_to_lower(readin
     assert cli.main(["build", "-o", str(step)]) == 0
     readings.clear()
     assert cli.main(["compile", str(step), "-o", str(tmp_path / "tiny.py")]) == 0
-    assert "def launches(dev, b):" in (tmp_path / "tiny.py").read_text()
+    assert "LOWERED = Lowered(" in (tmp_path / "tiny.py").read_text()
     assert readings == {"step_of": 2}
+
+
+@pytest.mark.parametrize("generate", [2, 8])
+def test_generation_builds_its_one_step_once(readings, tmp_path, capsys, generate):
+    tiny(tmp_path)
+    args = ["run", str(tmp_path), "--prompt-ids", "1,2,3", "--generate", str(generate), "--json", "--quiet"]
+    assert cli.main([*args, "--backend", "numpy"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["tokens"]) == generate
+    # The step built once, placed then verified, never built again; and (the loader's check of the checkpoint before
+    # the whole step is built) one step of the first layer alone, read once.
+    assert readings == {"step_of": 3, "decoder_step": 2, "layers=2": 1, "layers=1": 1}
+
+
+def test_a_prompt_of_a_chunk_builds_the_prefill_step_once_more(readings, tmp_path, capsys):
+    tiny(tmp_path)
+    args = ["run", str(tmp_path), "--prompt-ids", "1,2,3,4,5", "--chunk", "4", "--generate", "8", "--json"]
+    assert cli.main([*args, "--quiet", "--backend", "numpy"]) == 0
+    assert json.loads(capsys.readouterr().out)["prefill_arena_bytes"] > 0
+    assert readings == {"step_of": 5, "decoder_step": 3, "layers=2": 2, "layers=1": 1}

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from lanearena import api, placement
 from lanearena.frontend import StepBuilder
-from lanearena.lowering.compile import Placed, placed, run
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import load, max_abs_err, random_feeds
+from lanearena.lowering.codegen.placed import Placed, placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import max_abs_err, random_feeds, run, run_step
 from lanearena.options import PlaceOptions
 
 from ..support import reference_step
@@ -48,7 +48,7 @@ def test_drawn_steps_compute_what_the_reference_computes(drawn, algorithm, seed)
     feeds = random_feeds(p.step, seed)
     got = held_to_the_reference(p, feeds)
     # And a second check: the run in which no two arrays share bytes computes the same, to the bit.
-    assert max_abs_err(got, load(p.unshared_source()).run(NumpyDevice(), feeds)) == 0.0
+    assert max_abs_err(got, run_step(NumpyDevice(), p.unshared, feeds)) == 0.0
 
 
 def test_q8_0_as_ggml_defines_it():

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from lanearena import api
 from lanearena.dialects.kinds.fused_attention import CHUNK_GRAIN, chunk_size
 from lanearena.frontend import StepBuilder
-from lanearena.lowering.compile import placed, run
-from lanearena.lowering.device import NumpyDevice
+from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.kernels import ptx, rope_attention, source, twin_of
-from lanearena.lowering.runtime import random_feeds
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import random_feeds, run
 from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference

@@ -20,8 +20,8 @@ import pytest
 from lanearena import api
 from lanearena.frontend import decoder_step
 from lanearena.frontend.configs import CONFIGS, load
+from lanearena.lowering.codegen.target import lower_module
 from lanearena.lowering.kernels import ptx, source
-from lanearena.lowering.target import lower_module
 from lanearena.options import PlaceOptions
 
 pytestmark = pytest.mark.skipif(not ptx.can_compile(), reason="nvcc is not on PATH: no PTX can be made here")
@@ -32,7 +32,7 @@ NUMERICS = ("f32", "int8", "int8x2")
 SMALL = ("vocab=512", "max_len=64")
 """What no kernel is chosen by: a step's kernels and variants follow its layers' kinds and head size."""
 
-_LAUNCH = re.compile(r"^    dev\.launch\('([^']+)'", re.M)
+_LAUNCH = re.compile(r"^        Launch\(\d+, '[^']*', \w+, '([^']+)'", re.M)
 
 
 def printed(config: str, numerics: str) -> str:
@@ -115,13 +115,13 @@ primary = types.SimpleNamespace(device=gpu)
 package = types.SimpleNamespace(driver=driver, autoprimaryctx=primary)
 sys.modules.update({"pycuda": package, "pycuda.driver": driver, "pycuda.autoprimaryctx": primary})
 
-from lanearena.lowering.cuda import CudaDevice
-from lanearena.lowering.runtime import load
+from lanearena.lowering.runtime.cuda import CudaDevice
+from lanearena.lowering.runtime.execute import load
 
 step = load(open(sys.argv[1]).read())
-feeds = {n: np.zeros(f[4], np.int32 if f[3] == "i32" else np.float32) for n, f in step.FEEDS.items()}
+feeds = {n: np.zeros(f.shape, np.int32 if f.elem == "i32" else np.float32) for n, f in step.LOWERED.feeds.items()}
 step.run(CudaDevice(), feeds)
-assert len(launched) == step.KERNEL_LAUNCHES and set(loaded) <= set(step.PTX.values()), (launched, len(loaded))
+assert len(launched) == len(step.LOWERED.launches) and set(loaded) <= set(step.PTX.values()), (launched, len(loaded))
 print(len(launched), len(loaded))
 """
 

@@ -81,15 +81,15 @@ _PROBE = """
 import sys
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
-from lanearena.lowering.session import Session
+from lanearena.lowering.serving.session import Session
 
 c = load(sys.argv[1], ["numerics=int8"])
 s = Session(c, Checkpoint(sys.argv[1], c), chunk=8)
 tokens, _ = s.generate(list(range(1, 12)), 4)
-device = sum(nbytes for *_, nbytes in s.kept.values())
+device = sum(t.bytes for t in s.kept.values())
 for step in s.steps:
-    bound = {step.module.FEEDS[n][0] for n in s.kept if n in step.module.FEEDS}
-    device += sum(b[1] for k, b in enumerate(step.module.BUFFERS) if k not in bound)
+    bound = {step.lowered.feeds[n].buffer for n in s.kept if n in step.lowered.feeds}
+    device += sum(b.bytes for k, b in enumerate(step.lowered.buffers) if k not in bound)
 peak = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM"))
 print(device, peak)
 """

@@ -18,12 +18,13 @@ from lanearena import api
 from lanearena.dialects.base import LaunchOp
 from lanearena.dialects.lane import OutputOp, TensorOp
 from lanearena.frontend import DecoderConfig, decoder_step, load
-from lanearena.lowering import session
-from lanearena.lowering.compile import compare, placed, run
-from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.runtime import random_feeds
-from lanearena.lowering.session import Session
-from lanearena.lowering.weights import RandomWeights
+from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime.device import NumpyDevice
+from lanearena.lowering.runtime.execute import random_feeds, run
+from lanearena.lowering.serving import session
+from lanearena.lowering.serving.compare import compare
+from lanearena.lowering.serving.session import Session
+from lanearena.lowering.serving.weights import RandomWeights
 from lanearena.options import PlaceOptions
 from lanearena.passes.fuse.attention import ATTENTION_PATTERNS
 

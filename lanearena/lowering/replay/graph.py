@@ -1,7 +1,8 @@
 """A step replayed as a CUDA graph, and the timing of a step however it is launched.
 
 PyCUDA owns the memory, the modules and the launches: a `LaunchPlan` replayed on the device's stream while the stream
-captures is the graph's content, and the counters are reset by memset nodes at its start (each launch leaves its
+captures is the graph's content, and the counters are reset by one memset node at its start (they share one
+allocation) (each launch leaves its
 counter zero, so a graph replayed after a failed launch starts right too). PyCUDA 2026.1 has no stream capture nor
 graphs (its wrapper has no cuStreamBeginCapture, cuGraph* call), so those few calls come from NVIDIA's driver
 bindings (`cuda-python`: `cuda.bindings.driver`, or `cuda.cuda` before 12.6), on PyCUDA's stream and its current
@@ -10,15 +11,14 @@ context (the primary context, see `cuda.CudaDevice`)."""
 from __future__ import annotations
 
 import functools
-import math
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
 
-from lanearena.lowering.plan import LaunchPlan
-from lanearena.model import weight_array_bytes
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.replay.launch_plan import LaunchPlan
+from lanearena.lowering.runtime.execute import launch
 
 
 def driver_bindings():
@@ -108,24 +108,14 @@ def time_step(
     return Timing(statistics.median(walls) * 1e3, statistics.median(hosts) * 1e6 / max(launches, 1), launches, replays)
 
 
-def weight_bytes(module: ModuleType) -> int:
-    """The bytes of emitted `module`'s weights as the device holds them (f32, bf16, or Q8_0 words and a scale a
-    block), unaligned: what a step streams from memory at least once."""
-    return sum(
-        weight_array_bytes(math.prod(shape), elem, align=1)
-        for _, _, role, elem, shape in module.FEEDS.values()
-        if role == "weight"
-    )
-
-
-def speed(dev, module: ModuleType, b: list[int], graph: bool, replays: int = 100) -> dict:
-    """The timing fields of `lanearena run --json` for emitted `module`'s step over buffers `b` on `dev` (a
-    `CudaDevice`): replayed as a CUDA graph, or (`graph` false) launched on the plain path."""
-    plan = LaunchPlan(dev, module, b)
-    step = CudaGraph(dev, plan).replay if graph else functools.partial(module.launches, dev, b)
+def speed(dev, lowered: Lowered, b: list[int], graph: bool, replays: int = 100) -> dict:
+    """The timing fields of `lanearena run --json` for `lowered` over buffers `b` on `dev` (a `CudaDevice`):
+    replayed as a CUDA graph, or (`graph` false) launched on the plain path."""
+    plan = LaunchPlan(dev, lowered, b)
+    step = CudaGraph(dev, plan).replay if graph else functools.partial(launch, dev, lowered, b)
     timing = time_step(step, dev.synchronize, len(plan), replays)
     peak, source = dev.bandwidth()
-    weights = weight_bytes(module)
+    weights = lowered.weight_bytes()
     return {
         "path": "graph" if graph else "plain",
         "step_ms": round(timing.step_ms, 4),

@@ -1,10 +1,10 @@
-"""A step's launches as a static plan. After `prepare` every address of every launch is fixed, so the launches an
-emitted module makes over one set of buffers are recorded once (by running its `launches` on a device that only
-records), each kernel's parameters packed once into the bytes the kernel takes, and replayed with one call a launch
-and no Python work besides: no argument packing, no lookups, no numpy scalars made.
+"""A step's launches as a static plan. After `prepare` every address of every launch is fixed, so a `Lowered` step's
+launches over one set of buffers are resolved once, each kernel's parameters packed once into the bytes the kernel
+takes, and replayed with one call a launch and no Python work besides: no argument packing, no lookups, no numpy
+scalars made.
 
-The plain `launches(dev, b)` stays the readable reference path (and the numpy runtime's); a plan replays exactly
-what it launched. A device launches a packed parameter buffer through its `launcher(kernel)` where it has one
+The plain `execute.launch(dev, lowered, b)` stays the reference path (and the numpy runtime's); a plan replays
+exactly what it launches. A device launches a packed parameter buffer through its `launcher(kernel)` where it has one
 (PyCUDA's launch of a buffer, see `cuda.CudaDevice`); any other device (the numpy runtime) gets its parameters back
 unpacked as the kernel's CUDA source declares them and launched through `launch`, so the CPU runs the very bytes the
 GPU is given."""
@@ -12,37 +12,14 @@ GPU is given."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
 
 import numpy as np
 
+from lanearena.lowering.codegen.lowered import Lowered
 from lanearena.lowering.kernels import source
-from lanearena.lowering.kernels.base import KernelCall
 
 Launcher = Callable[[tuple, tuple, bytes, int, object], None]
 """A device's launch of one kernel from packed parameters: `(grid, block, params, shared_bytes, stream)`."""
-
-
-class Recorder:
-    """A device that only records the launches made on it, in order."""
-
-    def __init__(self) -> None:
-        self.launches: list[KernelCall] = []
-
-    def launch(self, kernel: str, grid: tuple, block: tuple, args: tuple) -> None:
-        self.launches.append(KernelCall(kernel, _dims(grid), _dims(block), tuple(args)))
-
-
-def _dims(dims: tuple) -> tuple[int, int, int]:
-    x, y, z = map(int, dims)
-    return x, y, z
-
-
-def record(module: ModuleType, b: list[int]) -> list[KernelCall]:
-    """The launches emitted `module`'s step makes over buffers `b`."""
-    recorder = Recorder()
-    module.launches(recorder, b)
-    return recorder.launches
 
 
 def _offsets(kernel: str) -> tuple[tuple[np.dtype, int], ...]:
@@ -58,8 +35,8 @@ def _offsets(kernel: str) -> tuple[tuple[np.dtype, int], ...]:
 
 
 def pack(kernel: str, args: tuple) -> bytes:
-    """The parameter buffer of a launch of `kernel` with `args` (each of the type its PTX parameter takes, as the
-    emitted modules pass them): bit for bit what the kernel reads."""
+    """The parameter buffer of a launch of `kernel` with `args` (each of the type its PTX parameter takes, as a
+    `Launch` resolves them): bit for bit what the kernel reads."""
     params = _offsets(kernel)
     types = tuple(type(a) for a in args)
     want = source.signature(kernel)
@@ -98,13 +75,14 @@ def launcher(dev, kernel: str) -> Launcher:
 
 
 class LaunchPlan:
-    """The launches of emitted `module`'s step over buffers `b` on `dev`, recorded and packed once: `replay()`
-    launches them all, in order, as `module.launches(dev, b)` does. `zeroed` are the counters' buffers (address,
-    bytes), which each launch that uses one leaves zero and which a CUDA graph resets before its launches."""
+    """The launches of `lowered` over buffers `b` on `dev`, resolved and packed once: `replay()` launches them all,
+    in order, as `execute.launch(dev, lowered, b)` does. `zeroed` are the counters' buffers (address, bytes; one at
+    most, see `lower.layout`), which each launch that uses a counter leaves zero and which a CUDA graph resets
+    before its launches."""
 
-    def __init__(self, dev, module: ModuleType, b: list[int]):
-        self.launches = record(module, b)
-        self.zeroed = [(b[k], nbytes) for k, (_, nbytes, zero, _) in enumerate(module.BUFFERS) if zero and nbytes]
+    def __init__(self, dev, lowered: Lowered, b: list[int]):
+        self.launches = lowered.calls(b)
+        self.zeroed = lowered.zeroed(b)
         self.calls = [(launcher(dev, c.kernel), c.grid, c.block, pack(c.kernel, c.args)) for c in self.launches]
 
     def __len__(self) -> int:

@@ -4,13 +4,15 @@ before the next is made, so a run holds the device's memory and one tensor besid
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from lanearena.lowering.quant import quantize, to_bf16
-from lanearena.model import ALIGN, QBLOCK, aligned
+from lanearena.lowering.codegen.lowered import Lowered
+from lanearena.lowering.runtime.quant import quantize, to_bf16
+from lanearena.model import ALIGN, QBLOCK, Role, aligned
 
 SLICE = 1 << 22
 """Values quantized or rounded at a time: a few MB of temporaries whatever the weight's size."""
@@ -46,7 +48,7 @@ def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN) ->
 
 
 class RandomWeights:
-    """Weights drawn at random as `runtime.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
+    """Weights drawn at random as `execute.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
     from one generator of `seed` in the order the names are asked for, each drawn a slice at a time so that no
     float64 copy of a whole tensor is made. Drawn in f32: a bf16 weight is rounded once, as `upload` puts it on the
     device."""
@@ -66,29 +68,43 @@ class RandomWeights:
         return out
 
 
-Kept = dict[str, tuple[str, str, tuple[int, ...], int]]
-"""Tensors kept on a device across steps and runs, by name: role, element, shape, and the bytes of the buffer."""
+KEPT = (Role.WEIGHT, Role.STATE)
+"""The roles of the tensors kept on a device across steps and runs: a step's weights and state."""
 
 
-def kept(modules: Iterable, roles: tuple[str, ...]) -> Kept:
-    """The tensors of `roles` of emitted `modules` (their FEEDS and BUFFERS tables), each once; an AssertionError
-    where two modules disagree on one."""
-    out: Kept = {}
-    for m in modules:
-        for name, (k, _, role, elem, shape) in m.FEEDS.items():
-            if role in roles:
-                what = (role, elem, tuple(shape), m.BUFFERS[k][1])
+@dataclass(frozen=True)
+class Held:
+    """A tensor kept on a device across steps and runs: its role, element, shape, and the bytes of its buffer."""
+
+    role: Role
+    elem: str
+    shape: tuple[int, ...]
+    bytes: int
+
+
+def kept(steps: Iterable[Lowered], roles: tuple[Role, ...] = KEPT) -> dict[str, Held]:
+    """The tensors of `roles` fed to the lowered `steps`, each once, by name; an AssertionError where two steps
+    disagree on one."""
+    out: dict[str, Held] = {}
+    for s in steps:
+        for name, f in s.feeds.items():
+            if f.role in roles:
+                what = Held(f.role, f.elem, f.shape, s.buffers[f.buffer].bytes)
                 if out.setdefault(name, what) != what:
                     raise AssertionError(f"{name}: the steps disagree on it ({out[name]} and {what})")
     return out
 
 
-def put(dev, tensors: Kept, source: WeightSource, align: int = ALIGN) -> dict[str, int]:
+def put(
+    dev, tensors: Mapping[str, Held], source: WeightSource, align: int = ALIGN, held: Mapping[str, Held] = {}
+) -> dict[str, int]:
     """A buffer on `dev` for each of `tensors` (zeroed), and the weights among them made by `source` and uploaded
-    one at a time, after `source` has checked them all; the buffers' addresses by name."""
-    weights = {name: (elem, shape) for name, (role, elem, shape, _) in tensors.items() if role == "weight"}
-    source.check({name: shape for name, (_, shape) in weights.items()})
-    addrs = {name: dev.alloc(nbytes, zero=True) for name, (_, _, _, nbytes) in tensors.items()}
-    for name, (elem, shape) in weights.items():
-        upload(dev, addrs[name], elem, source.values(name, shape), align)
+    one at a time, after `source` has checked them all, with those `held` (on `dev` already, put by an earlier
+    call): the buffers' addresses by name."""
+    weights = {name: t for name, t in tensors.items() if t.role is Role.WEIGHT}
+    every = {name: t for name, t in {**held, **tensors}.items() if t.role is Role.WEIGHT}
+    source.check({name: t.shape for name, t in every.items()})
+    addrs = {name: dev.alloc(t.bytes, zero=True) for name, t in tensors.items()}
+    for name, t in weights.items():
+        upload(dev, addrs[name], t.elem, source.values(name, t.shape), align)
     return addrs

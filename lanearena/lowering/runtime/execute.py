@@ -1,19 +1,20 @@
-"""What the emitted modules call, and how to run one: load a module from its source, feed it, and compare a placed
-run with the reference run in which nothing shares bytes."""
+"""How a `Lowered` step runs on a device (`prepare` its buffers and feeds, `launch`, read its `results`), what the
+printed modules call, how one is loaded from its source, and the feeds and comparison of a placed run with the
+reference run in which nothing shares bytes."""
 
 from __future__ import annotations
 
-import dataclasses
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
-from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
-from lanearena.lowering.quant import from_bf16, packed, quantize, to_bf16
-from lanearena.model import ALIGN, Role, Step, Tensor, aligned
+from lanearena.lowering.codegen.lowered import Binding, Lowered
+from lanearena.lowering.codegen.placed import Placed
+from lanearena.lowering.runtime.quant import from_bf16, packed, quantize, to_bf16
+from lanearena.model import Role, Step, Tensor
 
 u64, i32, f32 = np.uint64, np.int32, np.float32
 
@@ -24,86 +25,80 @@ bytes nobody wrote this step shows in the result."""
 _DTYPES = {"f32": np.float32, "i32": np.int32}
 
 
-def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray, name: str, align: int) -> None:
+def _upload(dev, addr: int, binding: Binding, value: np.ndarray, name: str, align: int) -> None:
     value = np.asarray(value)
-    if value.size != int(np.prod(shape)):
-        raise UserError(f"feed '{name}' has {value.size} values, the tensor {int(np.prod(shape))}")
-    if elem == "i8":  # a Q8_0 weight, given as its f32 values
+    if value.size != binding.length:
+        raise UserError(f"feed '{name}' has {value.size} values, the tensor {binding.length}")
+    if binding.elem == "i8":  # a Q8_0 weight, given as its f32 values
         dev.upload(addr, packed(quantize(value.astype(np.float32).reshape(-1), two_words=False), align))
-    elif elem == "bf16":  # a bf16 weight, given as its f32 values (bf16 ones keep their bits)
+    elif binding.elem == "bf16":  # a bf16 weight, given as its f32 values (bf16 ones keep their bits)
         dev.upload(addr, to_bf16(value.reshape(-1)))
     else:
-        dev.upload(addr, np.ascontiguousarray(value, _DTYPES[elem]).reshape(-1))
+        dev.upload(addr, np.ascontiguousarray(value, _DTYPES[binding.elem]).reshape(-1))
 
 
-def prepare(
-    dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, align: int = ALIGN, bound: Mapping[str, int] = {}
-) -> list[int]:
-    """Allocates an emitted module's buffers on `dev` (poisoning the arena and computed buffers, zeroing
-    counters) and uploads `feeds` (a Q8_0 weight's parts aligned to `align`, the arena's); the buffers' addresses,
-    as the module's `launches` takes them. A feed named in `bound` is not allocated nor uploaded: it is already on
-    `dev` at that address (weights and state a session keeps across steps), in a buffer of its own."""
-    missing = sorted(set(feed_table) - set(feeds) - set(bound))
+def prepare(dev, lowered: Lowered, feeds: Mapping[str, np.ndarray], bound: Mapping[str, int] = {}) -> list[int]:
+    """Allocates `lowered`'s buffers on `dev` (poisoning the arena and computed buffers, zeroing the counters) and
+    uploads `feeds` (a Q8_0 weight's parts aligned to the step's `align`); the buffers' addresses, as `launch` takes
+    them. A feed named in `bound` is not allocated nor uploaded: it is already on `dev` at that address (weights and
+    state a session keeps across steps), in a buffer of its own."""
+    table = lowered.feeds
+    missing = sorted(set(table) - set(feeds) - set(bound))
     if missing:
         raise UserError(f"missing feeds: {', '.join(missing)}")
-    bound = {name: addr for name, addr in bound.items() if name in feed_table}
-    given = {feed_table[name][0]: addr for name, addr in bound.items()}
+    bound = {name: addr for name, addr in bound.items() if name in table}
+    given = {table[name].buffer: addr for name, addr in bound.items()}
     for name in bound:
-        k, off = feed_table[name][:2]
-        shared = [n for n, entry in feed_table.items() if entry[0] == k and n != name]
-        if off or shared:
+        shared = [n for n, f in table.items() if f.buffer == table[name].buffer and n != name]
+        if table[name].offset or shared:
             raise UserError(f"feed '{name}' shares its buffer ({', '.join(shared)}): it cannot be bound alone")
-    b = [given[k] if k in given else dev.alloc(nbytes, zero=zero) for k, (_, nbytes, zero, _) in enumerate(buffers)]
-    poison(dev, buffers, b)  # a bound buffer holds a feed, never a computed tensor: none of them is poisoned
-    for name, (k, off, _, elem, shape) in feed_table.items():
+    b = [given[k] if k in given else dev.alloc(buf.bytes, zero=buf.zeroed) for k, buf in enumerate(lowered.buffers)]
+    poison(dev, lowered, b)  # a bound buffer holds a feed, never a computed tensor: none of them is poisoned
+    for name, f in table.items():
         if name not in bound:
-            _upload(dev, b[k] + off, elem, shape, feeds[name], name, align)
+            _upload(dev, b[f.buffer] + f.offset, f, feeds[name], name, lowered.align)
     return b
 
 
-def poison(dev, buffers, b: list[int]) -> None:
-    """Fills an emitted module's arena and computed buffers (at addresses `b`) with `POISON`, so that nothing left
-    there before (by no step, or by the last one) can be read through them unseen."""
-    for k, (_, nbytes, _, poisoned) in enumerate(buffers):
-        if poisoned and nbytes:
-            dev.fill(b[k], nbytes, POISON)
+def poison(dev, lowered: Lowered, b: list[int]) -> None:
+    """Fills `lowered`'s arena and computed buffers (at addresses `b`) with `POISON`, so that nothing left there
+    before (by no step, or by the last one) can be read through them unseen."""
+    for k, buf in enumerate(lowered.buffers):
+        if buf.poisoned and buf.bytes:
+            dev.fill(b[k], buf.bytes, POISON)
 
 
-def results(dev, b: list[int], result_table) -> dict[str, np.ndarray]:
-    """The outputs and state an emitted module's step left in buffers `b`."""
-    out = {}
-    for name, (k, off, _, elem, shape) in result_table.items():
-        out[name] = dev.download(b[k] + off, _DTYPES[elem], int(np.prod(shape))).reshape(shape)
-    return out
+def launch(dev, lowered: Lowered, b: list[int]) -> None:
+    """Every launch of `lowered`, in order, on `dev` over its buffers at addresses `b` (the plain path)."""
+    for one in lowered.launches:
+        dev.launch(one.kernel, one.grid, one.block, one.args_at(b))
 
 
-def run_module(
-    dev, feeds: Mapping[str, np.ndarray], buffers, feed_table, result_table, launches: Callable, align: int = ALIGN
-) -> dict[str, np.ndarray]:
-    """An emitted module's `run`: prepares its buffers on `dev`, runs `launches`, and reads back outputs and
-    state."""
-    b = prepare(dev, feeds, buffers, feed_table, align)
-    launches(dev, b)
-    return results(dev, b, result_table)
+def read(dev, b: list[int], binding: Binding) -> np.ndarray:
+    """The values of the tensor `binding` places, from buffers `b`."""
+    return dev.download(b[binding.buffer] + binding.offset, _DTYPES[binding.elem], binding.length).reshape(
+        binding.shape
+    )
+
+
+def results(dev, lowered: Lowered, b: list[int]) -> dict[str, np.ndarray]:
+    """The outputs and state `lowered`'s step left in buffers `b`."""
+    return {name: read(dev, b, r) for name, r in lowered.results.items()}
+
+
+def run_step(dev, lowered: Lowered, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`lowered` run once on `dev` from `feeds` (see `random_feeds`): its buffers prepared, its launches made, its
+    outputs and state read back."""
+    b = prepare(dev, lowered, feeds)
+    launch(dev, lowered, b)
+    return results(dev, lowered, b)
 
 
 def load(source: str, name: str = "lanearena_step") -> types.ModuleType:
-    """The module an emitted `source` defines."""
+    """The module a printed `source` (see `emit`) defines: its `LOWERED` and its `run(dev, feeds)`."""
     module = types.ModuleType(name)
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)
     return module
-
-
-def unshared(plan: ArenaPlan) -> ArenaPlan:
-    """`plan` with every array and scratch at bytes of its own: the reference that a placement must match."""
-    offset, arrays, scratch = 0, [], []
-    for a in plan.arrays:
-        arrays.append(dataclasses.replace(a, offset=offset))
-        offset += aligned(a.bytes, plan.align)
-    for s in plan.scratch:
-        scratch.append(dataclasses.replace(s, offset=offset))
-        offset += aligned(s.bytes, plan.align)
-    return dataclasses.replace(plan, bytes=offset, arrays=arrays, scratch=scratch, algorithm="unshared")
 
 
 def _uses(step: Step) -> dict[str, list[tuple[str, dict[str, str], object]]]:
@@ -172,3 +167,8 @@ def max_abs_err(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> flo
         diff = np.abs(np.nan_to_num(x) - np.nan_to_num(y))
         worst = max(worst, float(diff.max(initial=0.0)))
     return worst
+
+
+def run(step: Placed, device, feeds) -> dict[str, np.ndarray]:
+    """The placed `step`'s outputs and state on `device` (see `new_device`) from `feeds` (see `random_feeds`)."""
+    return run_step(device, step.lowered, feeds)

@@ -98,7 +98,7 @@ class CudaDevice:
 
     def launcher(self, kernel: str):
         """PyCUDA's launch of `kernel` from a packed parameter buffer, `(grid, block, params, shared_bytes, stream)`:
-        the driver's cuLaunchKernel with the buffer, and nothing else (what `plan.LaunchPlan` replays)."""
+        the driver's cuLaunchKernel with the buffer, and nothing else (what `launch_plan.LaunchPlan` replays)."""
         return self._function(kernel)._launch_kernel
 
     def _function(self, kernel: str):
