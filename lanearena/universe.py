@@ -21,6 +21,12 @@ def _arena():
     return ARENA
 
 
+def _fuse():
+    from lanearena.passes.fuse import LaneFuse
+
+    return LaneFuse
+
+
 def _place():
     from lanearena.passes.place import LaneArenaPlace
 
@@ -52,6 +58,7 @@ LANEARENA_UNIVERSE = Universe(
         **{ep.name: functools.partial(load_dialect, ep) for ep in kind_entry_points()},
     },
     all_passes={
+        "lane-fuse": _fuse,
         "lane-arena-place": _place,
         "lane-arena-verify": _verify,
         "memref-arena-place": _memref_place,

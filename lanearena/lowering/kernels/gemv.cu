@@ -3,85 +3,8 @@
 // (ceil(N / TILE), split, rows): a block computes TILE columns of a row over the values [part * kpart, (part + 1) *
 // kpart) of K. Cut in parts (split > 1), each part's sums go to scratch and the last part to arrive at its tile's
 // counter adds them, in part order, then the bias.
-//
-// For the memory bandwidth (bench/gpu_kernels.py measures it): a warp takes its TILE / WARPS columns at once, so
-// that as many weight rows stream at a time, with 16-byte loads: f32 by f32 as float4 (where k is a multiple of 4
-// and the rows 16-byte aligned), int8 by Q8_0 a lane pair a block, each lane a 16-byte half, the halves' integer
-// dots added before the scales (as lane_dot adds a whole block). Other pairings of forms take lane_dot.
-#include "common.cuh"
-
-#define COLS (TILE / WARPS)  // the columns a warp takes at once
-
-__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
-  return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, acc))));
-}
-
-__device__ __forceinline__ int idot16(int4 a, int4 b) {
-  return __dp4a(a.w, b.w, __dp4a(a.z, b.z, __dp4a(a.y, b.y, __dp4a(a.x, b.x, 0))));
-}
-
-__device__ __forceinline__ bool aligned16(const void* p) { return ((unsigned long long)p & 15) == 0; }
-
-// This lane's shares of the dots of activation `a` with weight rows w[0..N) over values [k0, k1) (k0 and k1 multiples
-// of QBLOCK, or k1 = k), into acc[j]: warp_sum each after.
-template <int N>
-__device__ __forceinline__ void lane_dots(const Act& a, const Wrow (&w)[N], int k, int k0, int k1, float (&acc)[N]) {
-  const int lane = threadIdx.x & 31;
-  bool f32 = a.x && (k & 3) == 0 && aligned16(a.x), q8 = a.hi && aligned16(a.hi) && (!a.lo || aligned16(a.lo));
-#pragma unroll
-  for (int j = 0; j < N; ++j) {  // (a row of k values, k a multiple of 4, is aligned where its matrix is)
-    f32 = f32 && w[j].f && aligned16(w[j].f);
-    q8 = q8 && w[j].q && aligned16(w[j].q);
-  }
-  if (f32) {  // k1 is a multiple of 4 too
-#pragma unroll 1  // N loads of a lane in flight already (as bench/gpu_kernels.py measured it)
-    for (int i = k0 / 4 + lane; i < k1 / 4; i += 32) {
-      const float4 xv = ((const float4*)a.x)[i];
-      float4 wv[N];
-#pragma unroll
-      for (int j = 0; j < N; ++j) wv[j] = __ldcs((const float4*)w[j].f + i);  // streamed: read once a step
-#pragma unroll
-      for (int j = 0; j < N; ++j) acc[j] = dot4(xv, wv[j], acc[j]);
-    }
-    return;
-  }
-  if (q8) {  // k0 and k1 whole blocks (quantized)
-    const int half = lane & 1;
-    const unsigned pair = 3u << (lane & 30);  // a pair's lanes run the same blocks: the shuffles name only them
-#pragma unroll 1
-    for (int b = k0 / QBLOCK + (lane >> 1); b < k1 / QBLOCK; b += 16) {
-      const long at = (long)b * QBLOCK + half * 16;
-      const int4 hv = *(const int4*)(a.hi + at);
-      const int4 lv = a.lo ? *(const int4*)(a.lo + at) : make_int4(0, 0, 0, 0);
-      int4 wv[N];
-      float ws[N];
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        wv[j] = __ldcs((const int4*)(w[j].q + at));
-        ws[j] = w[j].s[b];
-      }
-      const float as = a.s[b];
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        int dh = idot16(hv, wv[j]);
-        dh += __shfl_xor_sync(pair, dh, 1);
-        float d = (float)dh;
-        if (a.lo) {
-          int dl = idot16(lv, wv[j]);
-          dl += __shfl_xor_sync(pair, dl, 1);
-          d += (float)dl / 127.f;
-        }
-        if (!half) acc[j] += as * ws[j] * d;
-      }
-    }
-    return;
-  }
-#pragma unroll
-  for (int j = 0; j < N; ++j) acc[j] = lane_dot(a, w[j], k0, k1);
-}
-
-// The bias of column c, 0 where there is none.
-__device__ __forceinline__ float bias_of(const float* bias, int c) { return bias ? bias[c] : 0.f; }
+// The dots are products.cuh's (lane_dots), which the fused products share.
+#include "products.cuh"
 
 // out[r * pitch + n] = sum_k x[r, k] * w[n, k] + bias[n]; parts in fp[split, rows, N], arrivals in
 // fq[ceil(rows / TILE), ceil(N / TILE)]: a tile of TILE rows and TILE columns counts its rows' parts, and the last to
