@@ -15,7 +15,7 @@ from xdsl.printer import Printer
 
 from lanearena import api, placement
 from lanearena.dialects import arena, lane
-from lanearena.frontend.configs import CONFIGS
+from lanearena.frontend.configs import CONFIGS, load
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.from_model import module_of
 
@@ -83,9 +83,12 @@ def test_the_lit_inputs_round_trip_placed_and_not(path):
 
 def test_the_steps_above_hold_every_op():
     seen = set()
-    for module in [decoder_step(CONFIGS[name]) for name in ("tiny", "tiny-moe")] + [
-        api.parse(path.read_text()) for path in LIT_INPUTS
-    ]:
+    built = [
+        decoder_step(load(name, keys))
+        for name in ("tiny", "tiny-moe")
+        for keys in (["lane_fuse=false"], ["lane_fuse=true", "qkv_bias=true"])
+    ]
+    for module in built + [api.parse(path.read_text()) for path in LIT_INPUTS]:
         seen |= {op.name for op in api.place(module, "greedy").walk()}
     assert {op.name for d in (lane.LANE, arena.ARENA) for op in d.operations} <= seen
 

@@ -29,10 +29,11 @@ def _step(config: DecoderConfig) -> Step:
 
 @pytest.fixture(scope="module")
 def built() -> dict[str, tuple[str, Step]]:
-    """Each shipped config's printed step and its plain step."""
+    """Each shipped config's printed step and its plain step, as the builder writes it (unfused: test_fuse.py holds
+    the fused launches)."""
     out = {}
     for name, config in CONFIGS.items():
-        module = decoder_step(config)
+        module = decoder_step(dataclasses.replace(config, lane_fuse=False))
         out[name] = (str(module), step_of(steps(module)[0])[0])
     return out
 
@@ -246,10 +247,11 @@ def test_every_computed_array_may_live_in_the_arena(built, name):
 
 
 def test_the_largest_config_builds_fast():
+    """Built and fused (48 layers of about 30 lines each) in under 5 s."""
     start = time.perf_counter()
     text = str(decoder_step(CONFIGS["qwen3-30b-a3b"]))
     assert time.perf_counter() - start < 5.0
-    assert text.count("\n") > 1800
+    assert text.count("\n") > 48 * 30
 
 
 # --- Configs ----------------------------------------------------------------------------------------------------
