@@ -1,6 +1,7 @@
 """Matrix products with the launches around them folded in (`lane-fuse` makes them): a prologue that norms the
 activation row (norm_gemv, norm_gemv_bias, norm_glu) or quantizes it (`quantize`), and an epilogue that adds the
-residual (gemv_add) or quantizes the gated pair's result (norm_glu's `out(quant)`).
+residual (gemv_add), then norms the sum (gemv_add_norm), or quantizes the gated pair's result (norm_glu's
+`out(quant)`).
 
 A prologue stages its block's activation row in shared memory, so the row it works on is at most `ROW_LIMIT`
 values; each block norms (and quantizes) the whole row itself, as the norm or the quantize it replaces would, so
@@ -27,8 +28,9 @@ from lanearena.dialects.kernel import (
     signature,
     written_forms,
 )
+from lanearena.dialects.kinds.common import counter
 from lanearena.dialects.kinds.products import check_bias, check_pair, check_product, split_scratch
-from lanearena.dialects.kinds.rows import check_length
+from lanearena.dialects.kinds.rows import check_length, check_norm
 from lanearena.model import QBLOCK, Form, Numerics, Scratch
 
 ROW_LIMIT = 8192
@@ -206,6 +208,48 @@ class GemvAddOp(_Prologue):
         return split_scratch(self, "w", self.split.value.data, numerics, ("fp", "fq"))
 
 
+@irdl_op_definition
+class GemvAddNormOp(_Prologue):
+    """`lane.gemv_add_norm %x(quant), %w, %residual, %gain -> %out, %normed(plain) split(4)`: gemv_add, then the sum
+    RMS-normed by `gain` into `normed` by the last block to finish (a norm that products alone do not read, as a
+    mixture's input, folded into the product before it: gemv_add's scratch, and the count of its tiles finished)."""
+
+    name = "lane.gemv_add_norm"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    residual = operand_def(TensorType)
+    gain = operand_def(TensorType)
+    out = operand_def(TensorType)
+    normed = operand_def(TensorType)
+    x_form = read_form()
+    normed_forms = written_forms()
+    eps = real(1e-6)
+    WRITES: ClassVar = ("out", "normed")
+    WEIGHTS: ClassVar = ("w", "gain")
+    F32_WEIGHTS: ClassVar = ("gain",)
+    assembly_format = signature(
+        [arg_read("x"), arg("w"), arg("residual"), arg("gain")],
+        [arg("out"), arg_written("normed")],
+        option("split"),
+        option("eps"),
+        "(`quantize` $quantize^)?",
+    )
+
+    def prologue_row(self) -> int:
+        return self.dims("w")[-1]
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.quantize is not None and self.read_form("x") is Form.QUANT:
+            raise self.fail("x is read quantized already: the prologue has nothing to quantize")
+        rows, n, _ = check_product(self, "w")
+        check_length(self, "residual", rows * n, f"{rows} rows of {n} values")
+        check_norm(self, "out", "gain", "normed")
+
+    def scratch(self, numerics: Numerics) -> list[Scratch]:
+        return [*split_scratch(self, "w", self.split.value.data, numerics, ("fp", "fq")), counter("gc", 4)]
+
+
 def _check_gain(op: KernelOp, k: int) -> None:
     """The gain norms the rows the product reads: one value each of k."""
     if op.length("gain") != k:
@@ -214,4 +258,4 @@ def _check_gain(op: KernelOp, k: int) -> None:
         )
 
 
-OPS: tuple[type[KernelOp], ...] = (NormGemvOp, NormGemvBiasOp, NormGluOp, GemvAddOp)
+OPS: tuple[type[KernelOp], ...] = (NormGemvOp, NormGemvBiasOp, NormGluOp, GemvAddOp, GemvAddNormOp)

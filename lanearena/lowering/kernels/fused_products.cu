@@ -1,8 +1,8 @@
 // Matrix products with the launches around them folded in (dialects/kinds/fused_products.py): a prologue that makes
 // the block's activation row in shared memory, normed as rms_norm norms it (gain not null) and quantized as
 // quantize_block quantizes it (quant 1: one word, 2: two words), so that the dots read the very words the unfused
-// step's norm or quantize would have written; an epilogue that adds the residual (gemv_fused) or writes the gated
-// pair's result quantized (glu_fused). The dots are gemv's (products.cuh's lane_dots): grid (ceil(N / TILE),
+// step's norm or quantize would have written; an epilogue that adds the residual (gemv_fused; gemv_add_norm then
+// norms the sums, in its last block) or writes the gated pair's result quantized (glu_fused). The dots are gemv's (products.cuh's lane_dots): grid (ceil(N / TILE),
 // split, rows), parts met per tile as gemv and glu meet them.
 #include "products.cuh"
 
@@ -43,13 +43,14 @@ __device__ __forceinline__ float finished(float s, const float* bias, const floa
   return residual ? residual[r * n + c] + y : y;
 }
 
-// out[r, n] = residual[r, n] + (a[r] . w[n] + bias[n]), a[r] the prologue's row of x; parts in fp[split, rows, N],
-// arrivals in fq[ceil(rows / TILE), ceil(N / TILE)] (gemv's).
-extern "C" __global__ void gemv_fused(float* out, const float* x, const signed char* xh, const signed char* xl,
-                                      const float* xs, const float* gain, float eps, int quant, const void* w,
-                                      const float* ws, const float* bias, const float* residual, float* fp, int* fq,
-                                      int n, int k, int kpart) {
-  __shared__ __align__(16) float staged[ROW_LIMIT];
+// This block's columns of row blockIdx.z of out[r, n] = residual[r, n] + (a[r] . w[n] + bias[n]), a[r] the
+// prologue's row of x (made in `staged`); parts in fp[split, rows, N], arrivals in fq[ceil(rows / TILE), ceil(N /
+// TILE)] (gemv's). Returns whether the block finished its tile (whole, or the last part of its TILE x TILE tile to
+// arrive, which adds every row's parts).
+__device__ bool product_block(float* out, const float* x, const signed char* xh, const signed char* xl,
+                              const float* xs, const float* gain, float eps, int quant, const void* w, const float* ws,
+                              const float* bias, const float* residual, float* fp, int* fq, int n, int k, int kpart,
+                              float* staged) {
   const int tile = blockIdx.x, part = blockIdx.y, row = blockIdx.z, split = gridDim.y, rows = gridDim.z;
   const Act a = staged_row(x, xh, xl, xs, gain, eps, quant, row, k, staged);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
@@ -74,14 +75,50 @@ extern "C" __global__ void gemv_fused(float* out, const float* x, const signed c
         fp[((long)part * rows + row) * n + c] = s;
     }
   }
+  if (split == 1) return true;
   const int r0 = row / TILE * TILE, r1 = min(rows, r0 + TILE);
-  if (split == 1 || !last_arrival(&fq[row / TILE * gridDim.x + tile], split * (r1 - r0))) return;
+  if (!last_arrival(&fq[row / TILE * gridDim.x + tile], split * (r1 - r0))) return false;
   for (int r = r0; r < r1; ++r)
     for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
       float s = 0.f;
       for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
       out[(long)r * n + c] = finished(s, bias, residual, r, n, c);
     }
+  return true;
+}
+
+// out[r, n] = residual[r, n] + (a[r] . w[n] + bias[n]) (product_block's), a block a tile of a part of a row.
+extern "C" __global__ void gemv_fused(float* out, const float* x, const signed char* xh, const signed char* xl,
+                                      const float* xs, const float* gain, float eps, int quant, const void* w,
+                                      const float* ws, const float* bias, const float* residual, float* fp, int* fq,
+                                      int n, int k, int kpart) {
+  __shared__ __align__(16) float staged[ROW_LIMIT];
+  product_block(out, x, xh, xl, xs, gain, eps, quant, w, ws, bias, residual, fp, fq, n, k, kpart, staged);
+}
+
+// gemv_fused's out, then the last finished tile to arrive at gc norms every row of out as rms_norm norms it (its sum
+// in its order) with `norm_gain` (n values) into nf and / or (nh, nl, ns), each where not null.
+extern "C" __global__ void gemv_add_norm(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
+                                         const float* x, const signed char* xh, const signed char* xl, const float* xs,
+                                         int quant, const void* w, const float* ws, const float* residual, float* fp,
+                                         int* fq, const float* norm_gain, float norm_eps, int n, int k, int kpart) {
+  __shared__ __align__(16) float staged[ROW_LIMIT];
+  const int rows = gridDim.z, split = gridDim.y;
+  if (!product_block(out, x, xh, xl, xs, nullptr, 0.f, quant, w, ws, nullptr, residual, fp, fq, n, k, kpart, staged))
+    return;
+  const int tiles_done = gridDim.x * (split == 1 ? rows : (rows + TILE - 1) / TILE);
+  if (!last_arrival(gc, tiles_done)) return;
+  for (int r = 0; r < rows; ++r) {
+    const long row = (long)r * n;
+    float ss = 0.f;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) ss = fmaf(__ldcg(&out[row + i]), __ldcg(&out[row + i]), ss);
+    const float inv = 1.f / sqrtf(block_sum(ss) / (float)n + norm_eps);
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+      const float y = __ldcg(&out[row + i]) * inv * norm_gain[i];
+      if (nf) nf[row + i] = y;
+      if (nh) quantize_block(y, row + i, nh, nl, ns);  // a warp a block: n a whole number of blocks where quantized
+    }
+  }
 }
 
 // Column c0 + threadIdx.x (threads [0, c1 - c0), whole warps of QBLOCK columns where quantized) of row `row` of a

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from lanearena.dialects.kinds.fused_products import ROW_LIMIT, GemvAddOp, NormGemvBiasOp, NormGemvOp, NormGluOp
+from lanearena.dialects.kinds.fused_products import (
+    ROW_LIMIT,
+    GemvAddNormOp,
+    GemvAddOp,
+    NormGemvBiasOp,
+    NormGemvOp,
+    NormGluOp,
+)
 from lanearena.lowering import quant
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
@@ -36,15 +43,16 @@ from lanearena.model import QBLOCK, Form
 
 NULL = ptr(0)
 
-Prologued = NormGemvOp | NormGemvBiasOp | NormGluOp | GemvAddOp
+Prologued = NormGemvOp | NormGemvBiasOp | NormGluOp | GemvAddOp | GemvAddNormOp
 
 
 def _prologue(op: Prologued, at: Operands, k: int) -> tuple:
     """The arguments from x to quant: the activation's pointers, the gain (null where it is not normed), eps, and
     how the prologue quantizes (0 not, 1 in one word, 2 in two)."""
-    if k > ROW_LIMIT and (op.quantize is not None or "gain" in op.operand_names()):
+    normed = "gain" in op.ins() and not isinstance(op, GemvAddNormOp)  # its gain norms the sums, not x
+    if k > ROW_LIMIT and (op.quantize is not None or normed):
         raise fail(op, f"a prologue stages rows of at most {ROW_LIMIT} values, not {k}")
-    if "gain" in op.operand_names():
+    if normed:
         gain, scales = weight(op, at, operand(op, "gain"))
         if scales:
             raise fail(op, "a norm's gain must be f32")
@@ -71,6 +79,35 @@ def gemv_fused_calls(op: NormGemvOp | NormGemvBiasOp | GemvAddOp, at: Operands) 
         i32(k_part(k, split)),
     )
     return [KernelCall("gemv_fused", (cdiv(n, TILE), split, rows), THREADS, args)]
+
+
+@lowers(GemvAddNormOp)
+def gemv_add_norm_calls(op: GemvAddNormOp, at: Operands) -> list[KernelCall]:
+    rows, n, k, split = _shape(op, "w")
+    forms, normed = op.written_forms("normed"), op.operand("normed")
+    if Form.QUANT in forms and n % QBLOCK:
+        raise fail(op, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
+    *x_ptrs, _, _, words = _prologue(op, at, k)  # no gain: gemv_add_norm norms its sums, not x
+    gain, scales = weight(op, at, operand(op, "gain"))
+    if scales:
+        raise fail(op, "a norm's gain must be f32")
+    args = (
+        ptr(at.plain(op.operand("out"))),
+        ptr(at.plain(normed)) if Form.PLAIN in forms else NULL,
+        *(quant_out(at, normed) if Form.QUANT in forms else (NULL,) * 3),
+        ptr(at.counter("gc")),
+        *x_ptrs,
+        words,
+        *weight(op, at, operand(op, "w")),
+        ptr(at.plain(op.operand("residual"))),
+        *_split(op, at, split, "fp", "fq"),
+        gain,
+        f32(op.eps.value.data),
+        i32(n),
+        i32(k),
+        i32(k_part(k, split)),
+    )
+    return [KernelCall("gemv_add_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
 @lowers(NormGluOp)
@@ -121,12 +158,7 @@ def gemv_fused(
     def finish(c0: int, r0: int, sums: list[np.ndarray]) -> None:
         y = sums[0] + _bias(dev, bias, c0, sums[0].shape[1])
         if residual:
-            y = (
-                np.stack(
-                    [dev.download(int(residual) + ((r0 + r) * n + c0) * 4, F32, y.shape[1]) for r in range(len(y))]
-                )
-                + y
-            )
+            y = _residual(dev, residual, n, c0, r0, y.shape) + y
         _store(dev, out, n, c0, r0, y)
 
     _blocks(dev, grid, a, [(w, ws)], fp, fq, n, k, int(kpart), "gemv_fused", finish, TILE)
@@ -150,3 +182,57 @@ def glu_fused(
                 _store_quantized(dev, (oh, ol, os), at, row)
 
     _blocks(dev, grid, a, [(wg, wgs), (wu, wus)], gp, gq, n, k, int(kpart), "glu_fused", finish, 1)
+
+
+@kernel
+def gemv_add_norm(
+    dev,
+    grid,
+    block,
+    out,
+    nf,
+    nh,
+    nl,
+    ns,
+    gc,
+    x,
+    xh,
+    xl,
+    xs,
+    words,
+    w,
+    ws,
+    residual,
+    fp,
+    fq,
+    norm_gain,
+    norm_eps,
+    n,
+    k,
+    kpart,
+) -> None:
+    twin.check_block("gemv_add_norm", block)
+    tiles, split, rows = grid
+    n, k = int(n), int(k)
+    a = _staged(dev, (x, xh, xl, xs), NULL, F32(0), int(words), rows, k)
+    counts = twin.Counters(dev, "gemv_add_norm", gc, 1)
+    tiles_done = tiles * (rows if split == 1 else cdiv(rows, TILE))
+
+    def finish(c0: int, r0: int, sums: list[np.ndarray]) -> None:
+        y = sums[0] + _residual(dev, residual, n, c0, r0, sums[0].shape)
+        _store(dev, out, n, c0, r0, y)
+        if counts.arrive(slice(0, 1), tiles_done, by=len(y) if split == 1 else 1):
+            g = dev.download(int(norm_gain), F32, n)
+            for r in range(rows):
+                normed = rms_normed(dev.download(int(out) + r * n * 4, F32, n), g, norm_eps)
+                if nf:
+                    dev.upload(int(nf) + r * n * 4, normed)
+                if nh:
+                    _store_quantized(dev, (nh, nl, ns), r * n, normed)
+
+    _blocks(dev, grid, a, [(w, ws)], fp, fq, n, k, int(kpart), "gemv_add_norm", finish, TILE)
+
+
+def _residual(dev, residual, n: int, c0: int, r0: int, shape: tuple[int, int]) -> np.ndarray:
+    """Columns [c0, c0 + shape[1]) of rows [r0, r0 + shape[0]) of the residual (rows of n)."""
+    return np.stack([dev.download(int(residual) + ((r0 + r) * n + c0) * 4, F32, shape[1]) for r in range(shape[0])])

@@ -3,9 +3,11 @@ what it writes, so that the array between them leaves the step.
 
 - `NormIntoProducts`: a norm read only by products (q/k/v, gate/up, the lm-head) goes into each one's prologue
   (norm_gemv, norm_gemv_bias, norm_glu), its quantized form with it (`quantize`).
+- `NormIntoResidualProduct`: a norm that products alone do not read (a mixture's input) goes into the epilogue of
+  the residual product before it (gemv_add_norm).
 - `ResidualIntoProduct`: a residual add of a product's result goes into the product's epilogue (gemv_add; a
   mixture's into moe_add).
-- `QuantizeIntoProduct`: the quantize of a residual product's input goes into its prologue (gemv_add `quantize`).
+- `QuantizeIntoProduct`: the quantize of a residual product's input goes into its prologue (`quantize`).
 - `QuantizeIntoGatedPair`: the quantize of a normed gated pair's result goes into its epilogue (norm_glu writing
   `out(quant)`), where silu(gate) * up already is."""
 
@@ -20,22 +22,32 @@ from lanearena.dialects.attrs import BinaryKind
 from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.fused_products import (
     ROW_LIMIT,
+    GemvAddNormOp,
     GemvAddOp,
     NormGemvBiasOp,
     NormGemvOp,
     NormGluOp,
 )
-from lanearena.dialects.kinds.mixtures import MoeAddOp, MoeOp
+from lanearena.dialects.kinds.mixtures import MoeAddOp, MoeOp, MoeSharedAddOp, MoeSharedOp
 from lanearena.dialects.kinds.products import GemvBiasOp, GemvOp, GluOp
 from lanearena.dialects.kinds.rows import BinaryOp, NormOp, QuantizeOp
 from lanearena.dialects.lane import TensorOp
 from lanearena.model import Form
-from lanearena.passes.fuse.uses import after, retire, unplaced, unwritten_between, users
+from lanearena.passes.fuse.uses import (
+    after,
+    hoist,
+    hoistable,
+    retire,
+    unplaced,
+    unwritten_between,
+    users,
+    writes,
+)
 
 NORMED: dict[type[KernelOp], type[KernelOp]] = {GemvOp: NormGemvOp, GemvBiasOp: NormGemvBiasOp, GluOp: NormGluOp}
 """The products a norm goes into, and the kind each becomes."""
 
-ADDED: dict[type[KernelOp], type[KernelOp]] = {GemvOp: GemvAddOp, MoeOp: MoeAddOp}
+ADDED: dict[type[KernelOp], type[KernelOp]] = {GemvOp: GemvAddOp, MoeOp: MoeAddOp, MoeSharedOp: MoeSharedAddOp}
 """The products a residual add goes into, and the kind each becomes."""
 
 
@@ -88,6 +100,30 @@ class NormIntoProducts(RewritePattern):
         retire(rewriter, h)
 
 
+class NormIntoResidualProduct(RewritePattern):
+    """`gemv_add ... -> %xa` then `norm %xa, %gain -> %h` where the norm stays (something besides products reads
+    `%h`: a mixture) becomes `gemv_add_norm ..., %gain -> %xa, %h`, its last block norming the sums."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NormOp, rewriter: PatternRewriter) -> None:
+        xa, h, gain = op.operand("x"), op.operand("out"), op.operand("gain")
+        if not _sole_tensor(h) or not unplaced(op) or any(not after(op, u) for u in users(h, but=op)):
+            return
+        earlier = [u for u in users(xa, but=op) if not after(op, u) and writes(u, xa)]
+        if not earlier or not isinstance(p := earlier[-1], GemvAddOp) or p.operand("out") is not xa:
+            return
+        if not unplaced(p) or not unwritten_between(p, op, xa) or not all(hoistable(v, p) for v in (h, gain)):
+            return
+        h, gain = hoist(rewriter, h, p), hoist(rewriter, gain, p)
+        fused = GemvAddNormOp.make(
+            [*_ins(p, p.ins()), (gain, Form.PLAIN)],
+            [(xa, (Form.PLAIN,)), (h, op.written_forms("out"))],
+            {**_params(p), "eps": op.eps.value.data},
+        )
+        rewriter.replace(p, fused)
+        rewriter.erase(op)
+
+
 class ResidualIntoProduct(RewritePattern):
     """`binary %x, %o -> %y` (add) where `%o` is a product's result read by nothing else becomes the product adding
     `%x` as it writes (`gemv_add`, `moe_add`); `%o` leaves the step."""
@@ -133,8 +169,8 @@ def _quant_readers(value: SSAValue, but: Operation) -> list[Operation]:
 
 
 class QuantizeIntoProduct(RewritePattern):
-    """`quantize %a -> %a(quant)` whose words only a `gemv_add` reads becomes that product quantizing `%a` in its
-    prologue (`quantize`): `%a`'s quantized form leaves the step."""
+    """`quantize %a -> %a(quant)` whose words only a `gemv_add` (or `gemv_add_norm`) reads becomes that product
+    quantizing `%a` in its prologue (`quantize`): `%a`'s quantized form leaves the step."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter) -> None:
@@ -143,13 +179,13 @@ class QuantizeIntoProduct(RewritePattern):
         if not _sole_tensor(q) or len(readers) != 1 or not unplaced(op, *readers):
             return
         (p,) = readers
-        if not isinstance(p, GemvAddOp) or p.quantize is not None or p.operand("x") is not q:
+        if not isinstance(p, (GemvAddOp, GemvAddNormOp)) or p.quantize is not None or p.operand("x") is not q:
             return
         if q in (p.operand(n) for n in p.operand_names() if n != "x"):
             return
         if not after(op, p) or not unwritten_between(op, p, a) or p.length("x") > ROW_LIMIT:
             return
-        fused = GemvAddOp.make([(a, Form.PLAIN), *_ins(p, ("w", "residual"))], _outs(p), {**_params(p), "quantize": 1})
+        fused = type(p).make([(a, Form.PLAIN), *_ins(p, p.ins()[1:])], _outs(p), {**_params(p), "quantize": 1})
         rewriter.replace(p, fused)
         rewriter.erase(op)
         retire(rewriter, q)
@@ -188,6 +224,7 @@ def _read_by(op: Operation) -> list[tuple[SSAValue, Form]]:
 
 PRODUCT_PATTERNS: tuple[RewritePattern, ...] = (
     NormIntoProducts(),
+    NormIntoResidualProduct(),
     ResidualIntoProduct(),
     QuantizeIntoGatedPair(),
     QuantizeIntoProduct(),

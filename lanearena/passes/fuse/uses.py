@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 
 from lanearena.dialects.attrs import form_attrs
 from lanearena.dialects.base import LaunchOp, TensorDef, tensor_def
@@ -88,3 +89,28 @@ def retire(rewriter: PatternRewriter, value: SSAValue) -> None:
     if forms and tuple(f.value for f in forms) != decl.forms:
         decl.properties["forms"] = form_attrs([f.value for f in forms])
         rewriter.notify_op_modified(decl)
+
+
+def hoistable(value: SSAValue, before: Operation) -> bool:
+    """Whether `value` is defined before `before`, or by an op of no operands (a tensor's or a weight's declaration)
+    that `hoist` can move there."""
+    decl = value.owner
+    return not isinstance(decl, Operation) or not after(before, decl) or not decl.operands
+
+
+def hoist(rewriter: PatternRewriter, value: SSAValue, before: Operation) -> SSAValue:
+    """`value`, its declaration moved before `before` where it comes after (a launch that now writes or reads it
+    there must see it defined)."""
+    decl = value.owner
+    if not isinstance(decl, Operation) or not after(before, decl):
+        return value
+    moved = decl.clone()
+    rewriter.insert(moved, InsertPoint.before(before))
+    rewriter.replace_all_uses_with(value, moved.results[0])
+    rewriter.erase(decl)
+    return moved.results[0]
+
+
+def writes(op: Operation, value: SSAValue) -> bool:
+    """Whether launch `op` writes tensor `value` itself."""
+    return isinstance(op, LaunchOp) and any(v is value for v, _, _ in op.writes())

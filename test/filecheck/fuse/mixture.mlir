@@ -3,17 +3,21 @@
 
 // A mixture layer in f32 with a bias on q, k and v (`lanearena build tiny-moe --set layers=1 --set vocab=64
 // --set qkv_bias=true --set numerics=f32 --set lane_fuse=false`): the norm goes into the biased product
-// (norm_gemv_bias), nothing is quantized (f32 products read f32), the mixture takes its residual (moe_add); its own
-// norm stays, as no mixture kind norms its input.
+// (norm_gemv_bias), nothing is quantized (f32 products read f32); the mixture's norm, which no product reads, goes
+// into the epilogue of the output product before it (gemv_add_norm, its weight's and its row's declarations moved
+// up to it), and the mixture takes its residual (moe_add).
 
 // CHECK:      lane.norm_gemv_bias %x0, %l0.attn_norm, %l0.wqkv, %l0.bqkv -> %l0.qkv split(2){{$}}
-// CHECK:      lane.gemv_add %l0.attn, %l0.wo, %x0 -> %l0.xa split(2){{$}}
-// CHECK:      lane.norm %l0.xa, %l0.mlp_norm -> %l0.h2
+// CHECK:      %l0.h2 = lane.tensor "l0.h2"
+// CHECK-NEXT: %l0.mlp_norm = lane.weight "l0.mlp_norm"
+// CHECK-NEXT: lane.gemv_add_norm %l0.attn, %l0.wo, %x0, %l0.mlp_norm -> %l0.xa, %l0.h2 split(2){{$}}
+// CHECK-NOT:  lane.norm %
 // CHECK-NOT:  "l0.d"
 // CHECK:      lane.moe_add %l0.h2, %l0.w_router, %l0.w_gate, %l0.w_up, %l0.w_down, %l0.xa -> %x1 experts(4) topk(2)
 // CHECK:      lane.norm_gemv %x1, %final_norm, %lm_head -> %logits{{$}}
 
 // PLACED:     lane.norm_gemv_bias %x0, %l0.attn_norm, %l0.wqkv, %l0.bqkv -> %l0.qkv split(2) scratch(%fp, %fq)
+// PLACED:     lane.gemv_add_norm %l0.attn, %l0.wo, %x0, %l0.mlp_norm -> %l0.xa, %l0.h2 split(2) scratch(
 // PLACED:     lane.moe_add
 
 builtin.module {

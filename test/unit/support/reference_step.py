@@ -74,6 +74,17 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("out",),
     ),
     "moe_add": ((*MIXTURE, "residual"), ("out",)),
+    "moe_shared_add": (
+        (
+            *MIXTURE,
+            "w_shared_gate",
+            "w_shared_up",
+            "w_shared_down",
+            "w_shared_router",
+            "residual",
+        ),
+        ("out",),
+    ),
     "moe_add_norm": ((*MIXTURE, "residual", "gain"), ("out", "normed")),
     "binary": (("a", "b"), ("out",)),
     "argmax": (("logits",), ("out",)),
@@ -86,6 +97,7 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "norm_gemv_bias": (("x", "gain", "w", "bias"), ("out",)),
     "norm_glu": (("x", "gain", "w_gate", "w_up"), ("out",)),
     "gemv_add": (("x", "w", "residual"), ("out",)),
+    "gemv_add_norm": (("x", "w", "residual", "gain"), ("out", "normed")),
 }
 """Each kind's operands, read and written, in the order a launch gives them (docs/kinds.md)."""
 
@@ -474,7 +486,7 @@ class Interpreter:
         """The rows a fused product reads: x (as the launch reads it), RMS-normed by the gain where the kind has
         one, then Q8_0-quantized in the step's numerics where the launch says `quantize`."""
         x = self._act(launch, o["x"])
-        if "gain" in o:
+        if "gain" in o and "normed" not in o:  # (gemv_add_norm's gain norms what it sums)
             x = rms_normed(x, self.read(o["gain"]), float(self.param(launch, "eps")))
         return quantized(x, self.two) if launch.params.get("quantize") else x
 
@@ -501,6 +513,12 @@ class Interpreter:
         """A residual connection around nn.Linear: residual + x W^T."""
         (y,) = self._fused_product(launch, o, "w")
         self._out(launch, o["out"], (self.read(o["residual"]).reshape(y.shape) + y).reshape(-1))
+
+    def _gemv_add_norm(self, launch, o) -> None:
+        """gemv_add, then RMSNorm of its result: the next block's input."""
+        self._gemv_add(launch, o)
+        normed = rms_normed(self.read(o["out"]), self.read(o["gain"]), float(self.param(launch, "eps")))
+        self._out(launch, o["normed"], normed)
 
     # -- Rotation, cache, attention
 
@@ -563,7 +581,7 @@ class Interpreter:
             for gate, e in zip(gates, chosen, strict=True):
                 h = silu(wg[e] @ gathered[r]) * (wu[e] @ gathered[r])
                 out[r] += gate * (wd[e] @ (quantized(h, self.two) if quant else h))
-        if launch.kind == "moe_shared":
+        if "w_shared_gate" in o:
             sg, su, sd, sr = (
                 self._shaped(o[w]) for w in ("w_shared_gate", "w_shared_up", "w_shared_down", "w_shared_router")
             )
@@ -579,6 +597,7 @@ class Interpreter:
 
     _moe_shared = _moe
     _moe_add = _moe
+    _moe_shared_add = _moe
     _moe_add_norm = _moe
 
     # -- Fused row-wise
