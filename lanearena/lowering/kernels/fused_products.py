@@ -34,9 +34,10 @@ from lanearena.lowering.kernels.base import (
     operand,
     ptr,
     quant_out,
+    quantized,
     weight,
 )
-from lanearena.lowering.kernels.gemv import _bias, _blocks, _shape, _split, _store, biases
+from lanearena.lowering.kernels.gemv import _bias, _blocks, _split, _store, biases
 from lanearena.lowering.kernels.rows import _store_quantized, rms_normed
 from lanearena.lowering.kernels.twin import F32
 from lanearena.model import QBLOCK, Form
@@ -45,14 +46,29 @@ NULL = ptr(0)
 
 Prologued = NormGemvOp | NormGemvBiasOp | NormGluOp | GemvAddOp | GemvAddNormOp
 
+NORMED = (NormGemvOp, NormGemvBiasOp, NormGluOp)
+"""The kinds whose prologue norms x."""
+
+
+def _shape(op: Prologued, w_name: str) -> tuple[int, int, int, int]:
+    """(rows, n, k, split) of a fused product, checked (k in whole blocks where it works in them)."""
+    x, w = operand(op, "x"), operand(op, w_name)
+    n, k = w.shape[0], w.length // w.shape[0]
+    if x.length % k:
+        raise fail(op, f"x of {x.length} values is not rows of {k}")
+    if op.quantize is not None and k % QBLOCK:
+        raise fail(op, f"{k} values a row is not a whole number of {QBLOCK}-value blocks")
+    quantized(op, k)
+    return x.length // k, n, k, op.split.value.data
+
 
 def _prologue(op: Prologued, at: Operands, k: int) -> tuple:
     """The arguments from x to quant: the activation's pointers, the gain (null where it is not normed), eps, and
     how the prologue quantizes (0 not, 1 in one word, 2 in two)."""
-    normed = "gain" in op.ins() and not isinstance(op, GemvAddNormOp)  # its gain norms the sums, not x
+    normed = isinstance(op, NORMED)  # (gemv_add_norm's gain norms its sums, not x)
     if k > ROW_LIMIT and (op.quantize is not None or normed):
         raise fail(op, f"a prologue stages rows of at most {ROW_LIMIT} values, not {k}")
-    if normed:
+    if isinstance(op, NORMED):
         gain, scales = weight(op, at, operand(op, "gain"))
         if scales:
             raise fail(op, "a norm's gain must be f32")
@@ -143,7 +159,7 @@ def _staged(dev, x: tuple, gain, eps, words: int, rows: int, k: int) -> tuple | 
     if not words:
         return twin.Staged(values)
     qs = [quant.quantize(row, two_words=words == 2) for row in values]
-    lo = np.stack([q.lo for q in qs]) if words == 2 else None
+    lo = np.stack([q.lo for q in qs if q.lo is not None]) if words == 2 else None
     return twin.Staged(quant.Quantized(np.stack([q.hi for q in qs]), lo, np.stack([q.scales for q in qs])))
 
 
