@@ -183,7 +183,7 @@ class QuantizeIntoProduct(RewritePattern):
             return
         if q in (p.operand(n) for n in p.operand_names() if n != "x"):
             return
-        if not after(op, p) or not unwritten_between(op, p, a) or p.length("x") > ROW_LIMIT:
+        if not after(op, p) or not unwritten_between(op, p, a) or p.dims("w")[-1] > ROW_LIMIT:
             return
         fused = type(p).make([(a, Form.PLAIN), *_ins(p, p.ins()[1:])], _outs(p), {**_params(p), "quantize": 1})
         rewriter.replace(p, fused)

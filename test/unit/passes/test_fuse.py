@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 from lanearena import api
+from lanearena.dialects.kinds.fused_products import ROW_LIMIT
 from lanearena.errors import UserError
 from lanearena.frontend import StepBuilder, decoder_step, load
 from lanearena.lowering.compile import compare, placed, run
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.kernels import ptx
 from lanearena.lowering.runtime import random_feeds
-from lanearena.model import Form
+from lanearena.model import QBLOCK, Form
 from lanearena.passes.convert import step_of, steps
 from lanearena.passes.fuse import fuse_module
 
@@ -168,6 +169,23 @@ def _residual_step():
 def test_a_norm_read_elsewhere_is_not_fused():
     module = fuse_module(_residual_step())
     assert [op.name for op in module.walk() if op.name.startswith("lane.") and "norm" in op.name] == ["lane.norm"]
+
+
+def test_a_row_longer_than_a_prologue_stages_is_not_fused():
+    """A norm of rows past ROW_LIMIT values stays (a prologue could not stage them); its product reads it as built;
+    a kind written with one is refused, naming its line."""
+    wide = ROW_LIMIT + QBLOCK
+    b = StepBuilder("wide", "f32")
+    x, g, w = b.input("x", (wide,)), b.weight("g", (wide,)), b.weight("w", (32, wide))
+    h, y = b.tensor("h", (wide,)), b.tensor("y", (32,))
+    b.launch("norm", ins=[x, g], outs=[h])
+    b.launch("gemv", ins=[h, w], outs=[y])
+    b.output(y)
+    module = fuse_module(b.module())
+    assert [op.name for op in module.walk() if op.name in ("lane.norm", "lane.gemv")] == ["lane.norm", "lane.gemv"]
+    fused = str(module).replace("lane.norm %x, %g -> %h\n", "").replace("lane.gemv %h, %w", "lane.norm_gemv %x, %g, %w")
+    with pytest.raises(UserError, match=f"a prologue stages rows of at most {ROW_LIMIT} values, not {wide}"):
+        api.parse(fused, "wide.mlir")
 
 
 def test_a_placed_step_is_left_as_it_is():
