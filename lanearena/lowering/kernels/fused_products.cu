@@ -1,19 +1,20 @@
 // Matrix products with the launches around them folded in (dialects/kinds/fused_products.py): a prologue that makes
 // the block's activation row in shared memory, normed as rms_norm norms it (gain not null) and quantized as
-// quantize_block quantizes it (quant 1: one word, 2: two words), so that the dots read the very words the unfused
-// step's norm or quantize would have written; an epilogue that adds the residual (gemv_fused; gemv_add_norm then
-// norms the sums, in its last block) or writes the gated pair's result quantized (glu_fused). The dots are gemv's (products.cuh's lane_dots): grid (ceil(N / TILE),
-// split, rows), parts met per tile as gemv and glu meet them.
+// quantize_block quantizes it (in `words` words: 1, or 2 under int8x2), so that the dots read the very words the
+// unfused step's norm or quantize would have written; an epilogue that adds the residual (gemv_fused; gemv_add_norm
+// then norms the sums, in its last block) or writes the gated pair's result quantized (glu_fused). The dots are
+// gemv's (products.cuh's lane_dots): grid (ceil(N / TILE), split, rows), parts met per tile as gemv and glu meet
+// them.
 #include "products.cuh"
 
 #define ROW_LIMIT 8192  // the longest row a prologue stages: 32 KB of f32 (fused_products.py's ROW_LIMIT)
 
-// Row `row` of `k` values of the activation the product reads: x as it is (gain null and quant 0), or made in
-// `staged`: x's row (f32) normed by `gain` where it is not null, quantized where `quant` is not 0 (words, then the
-// low words under two words, then the block scales).
+// Row `row` of `k` values of the activation the product reads: x as it is (gain null and words 0), or made in
+// `staged`: x's row (f32) normed by `gain` where it is not null, quantized in `words` words where not 0 (the words,
+// then the low words under two, then the block scales).
 __device__ Act staged_row(const float* x, const signed char* xh, const signed char* xl, const float* xs,
-                          const float* gain, float eps, int quant, long row, int k, float* staged) {
-  if (!gain && !quant) return act_row(x, xh, xl, xs, row, k);
+                          const float* gain, float eps, int words, long row, int k, float* staged) {
+  if (!gain && !words) return act_row(x, xh, xl, xs, row, k);
   const float* xr = x + row * k;
   float inv = 1.f;
   if (gain) {  // rms_norm's sum, in its order
@@ -21,14 +22,14 @@ __device__ Act staged_row(const float* x, const signed char* xh, const signed ch
     for (int i = threadIdx.x; i < k; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
     inv = 1.f / sqrtf(block_sum(ss) / (float)k + eps);
   }
-  if (!quant) {
+  if (!words) {
     for (int i = threadIdx.x; i < k; i += blockDim.x) staged[i] = xr[i] * inv * gain[i];
     __syncthreads();
     return Act{staged, nullptr, nullptr, nullptr};
   }
   signed char* hi = (signed char*)staged;
-  signed char* lo = quant == 2 ? hi + k : nullptr;
-  float* scales = (float*)(hi + (quant == 2 ? 2 : 1) * (long)k);
+  signed char* lo = words == 2 ? hi + k : nullptr;
+  float* scales = (float*)(hi + (long)words * k);
   // A warp a block of QBLOCK values, every lane one (k a whole number of blocks, THREADS of whole blocks).
   for (int i = threadIdx.x; i < k; i += blockDim.x)
     quantize_block(gain ? xr[i] * inv * gain[i] : xr[i], i, hi, lo, scales);
@@ -48,11 +49,11 @@ __device__ __forceinline__ float finished(float s, const float* bias, const floa
 // TILE)] (gemv's). Returns whether the block finished its tile (whole, or the last part of its TILE x TILE tile to
 // arrive, which adds every row's parts).
 __device__ bool product_block(float* out, const float* x, const signed char* xh, const signed char* xl,
-                              const float* xs, const float* gain, float eps, int quant, const void* w, const float* ws,
+                              const float* xs, const float* gain, float eps, int words, const void* w, const float* ws,
                               const float* bias, const float* residual, float* fp, int* fq, int n, int k, int kpart,
                               float* staged) {
   const int tile = blockIdx.x, part = blockIdx.y, row = blockIdx.z, split = gridDim.y, rows = gridDim.z;
-  const Act a = staged_row(x, xh, xl, xs, gain, eps, quant, row, k, staged);
+  const Act a = staged_row(x, xh, xl, xs, gain, eps, words, row, k, staged);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
   Wrow wr[COLS];
@@ -89,22 +90,22 @@ __device__ bool product_block(float* out, const float* x, const signed char* xh,
 
 // out[r, n] = residual[r, n] + (a[r] . w[n] + bias[n]) (product_block's), a block a tile of a part of a row.
 extern "C" __global__ void gemv_fused(float* out, const float* x, const signed char* xh, const signed char* xl,
-                                      const float* xs, const float* gain, float eps, int quant, const void* w,
+                                      const float* xs, const float* gain, float eps, int words, const void* w,
                                       const float* ws, const float* bias, const float* residual, float* fp, int* fq,
                                       int n, int k, int kpart) {
   __shared__ __align__(16) float staged[ROW_LIMIT];
-  product_block(out, x, xh, xl, xs, gain, eps, quant, w, ws, bias, residual, fp, fq, n, k, kpart, staged);
+  product_block(out, x, xh, xl, xs, gain, eps, words, w, ws, bias, residual, fp, fq, n, k, kpart, staged);
 }
 
 // gemv_fused's out, then the last finished tile to arrive at gc norms every row of out as rms_norm norms it (its sum
 // in its order) with `norm_gain` (n values) into nf and / or (nh, nl, ns), each where not null.
 extern "C" __global__ void gemv_add_norm(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
                                          const float* x, const signed char* xh, const signed char* xl, const float* xs,
-                                         int quant, const void* w, const float* ws, const float* residual, float* fp,
+                                         int words, const void* w, const float* ws, const float* residual, float* fp,
                                          int* fq, const float* norm_gain, float norm_eps, int n, int k, int kpart) {
   __shared__ __align__(16) float staged[ROW_LIMIT];
   const int rows = gridDim.z, split = gridDim.y;
-  if (!product_block(out, x, xh, xl, xs, nullptr, 0.f, quant, w, ws, nullptr, residual, fp, fq, n, k, kpart, staged))
+  if (!product_block(out, x, xh, xl, xs, nullptr, 0.f, words, w, ws, nullptr, residual, fp, fq, n, k, kpart, staged))
     return;
   const int tiles_done = gridDim.x * (split == 1 ? rows : (rows + TILE - 1) / TILE);
   if (!last_arrival(gc, tiles_done)) return;
@@ -133,12 +134,12 @@ __device__ __forceinline__ void emit(float v, long at, float* out, signed char* 
 // TILE)] (glu's).
 extern "C" __global__ void glu_fused(float* out, signed char* oh, signed char* ol, float* os, const float* x,
                                      const signed char* xh, const signed char* xl, const float* xs, const float* gain,
-                                     float eps, int quant, const void* wg, const float* wgs, const void* wu,
+                                     float eps, int words, const void* wg, const float* wgs, const void* wu,
                                      const float* wus, float* gp, int* gq, int n, int k, int kpart) {
   __shared__ __align__(16) float staged[ROW_LIMIT];
   __shared__ float tile_out[TILE];  // the tile's results, gathered so that a warp holds a block of QBLOCK columns
   const int tile = blockIdx.x, part = blockIdx.y, row = blockIdx.z, split = gridDim.y, rows = gridDim.z;
-  const Act a = staged_row(x, xh, xl, xs, gain, eps, quant, row, k, staged);
+  const Act a = staged_row(x, xh, xl, xs, gain, eps, words, row, k, staged);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
   const long up = (long)split * rows * n;  // where the up sums start in gp

@@ -8,7 +8,7 @@ import numpy as np
 
 from lanearena.dialects.attrs import GatesKind
 from lanearena.dialects.kernel import KernelOp
-from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeOp, SharedMixture
+from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeOp, MoeSharedAddOp, MoeSharedOp, SharedMixture
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -336,7 +336,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     return calls
 
 
-@lowers(SharedMixture, MoeAddOp, MoeAddNormOp)
+@lowers(MoeSharedOp, MoeSharedAddOp, MoeAddOp, MoeAddNormOp)
 def fused_calls(op: SharedMixture | MoeAddOp | MoeAddNormOp, at: Operands) -> list[KernelCall]:
     x = operand(op, "x")
     d = operand(op, "w_gate").shape[2]
