@@ -85,8 +85,13 @@ def test_the_steps_above_hold_every_op():
     seen = set()
     built = [
         decoder_step(load(name, keys))
-        for name in ("tiny", "tiny-moe")
-        for keys in (["lane_fuse=false"], ["lane_fuse=true", "qkv_bias=true"])
+        for name, keys in (
+            ("tiny", ["lane_fuse=false"]),
+            ("tiny-moe", ["lane_fuse=false"]),
+            ("tiny", ["qkv_bias=true"]),  # fused (lane-fuse's kinds)
+            ("tiny-moe", ["qkv_bias=true"]),
+            ("tiny-moe", ["shared_ffn=64"]),
+        )
     ]
     for module in built + [api.parse(path.read_text()) for path in LIT_INPUTS]:
         seen |= {op.name for op in api.place(module, "greedy").walk()}
