@@ -12,6 +12,7 @@ import time
 from lanearena import api
 from lanearena.frontend import StepBuilder
 from lanearena.model import Scratch
+from lanearena.options import PlaceOptions
 
 
 def chain(n: int):
@@ -42,7 +43,7 @@ def main(argv: list[str]) -> int:
     for n in sizes:
         # Each lambda binds this round's values (run at once, but the binding says so).
         module, build = timed(lambda n=n: chain(n))
-        _, place = timed(lambda m=module: api.place(m, "greedy"))
+        _, place = timed(lambda m=module: api.place(m, PlaceOptions("greedy")))
         _, verify = timed(lambda m=module: api.verify(m))
         _, text = timed(lambda m=module: api.parse(str(m)))
         total = place + verify + text

@@ -34,6 +34,7 @@ from lanearena.lowering.graph import CudaGraph, time_step, weight_bytes
 from lanearena.lowering.plan import LaunchPlan
 from lanearena.lowering.runtime import fed, max_abs_err, prepare, random_feeds, results
 from lanearena.lowering.runtime import load as load_module
+from lanearena.options import PlaceOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "examples" / "configs"
@@ -95,7 +96,7 @@ def check(
 ) -> Row:
     settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else [])
     built = decoder_step(load(config_spec(config), settings))
-    api.place(built, "greedy")
+    api.place(built, PlaceOptions("greedy"))
     p = placed(built)  # verified, and read from the IR
     step, plan, placed_step = p.step, p.plan, p.op
     module = load_module(p.source())

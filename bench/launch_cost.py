@@ -18,6 +18,7 @@ from lanearena.frontend import decoder_step, load
 from lanearena.lowering.compile import placed
 from lanearena.lowering.plan import LaunchPlan
 from lanearena.lowering.runtime import load as load_module
+from lanearena.options import PlaceOptions
 
 
 class NullDevice:
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'config':<36} {'launches':>8} {'plain us/launch':>16} {'plan us/launch':>15} {'plan/plain':>10}")
     for config in args.configs:
         module = decoder_step(load(config, args.settings))
-        api.place(module, "greedy")
+        api.place(module, PlaceOptions("greedy"))
         emitted = load_module(placed(module).source())
         plain, planned = host_cost(emitted, args.rounds)
         print(f"{config:<36} {emitted.KERNEL_LAUNCHES:>8} {plain:16.2f} {planned:15.3f} {planned / plain:10.3f}")

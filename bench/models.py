@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 
 from lanearena import api
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering.compile import Placed, compare, placed
+from lanearena.options import PlaceOptions
 
 CONFIGS = Path(__file__).resolve().parents[1] / "examples" / "configs"
 MODELS = ("llama-3.2-1b", "mistral-7b-v0.3", "qwen2.5-0.5b", "mixtral-8x7b-v0.1", "qwen1.5-moe-a2.7b")
@@ -29,7 +30,7 @@ CI_SIZED = ["layers=2", "vocab=4096", "max_len=256"]
 def placed_model(name: str, settings: list[str]) -> Placed:
     """The step of model `name` with `settings`, placed by the default algorithm and verified."""
     module = decoder_step(load(str(CONFIGS / f"{name}.json"), settings))
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     return placed(module)
 
 

@@ -55,7 +55,7 @@ MUTANTS = [
     Mutant(
         "view-read-ends-nothing",
         "lifetimes: a read through a view extends its base's life",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "here.setdefault((home(step, r.tensor, r.form, qblock), r.form), _Here()).read = True",
         "here.setdefault((r.tensor, r.form), _Here()).read = True",
         PLACEMENT,
@@ -63,7 +63,7 @@ MUTANTS = [
     Mutant(
         "life-ends-at-first",
         "lifetimes: an array lives to its last touch",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "            e.last = i\n",
         "            e.last = e.first\n",
         PLACEMENT,
@@ -80,7 +80,7 @@ MUTANTS = [
     Mutant(
         "read-first-is-safe",
         "written-before-read: a read before the array is written makes it unsafe",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "if read or ((other or not parts) and not whole):",
         "if (other or not parts) and not whole:",
         PLACEMENT,
@@ -88,7 +88,7 @@ MUTANTS = [
     Mutant(
         "other-write-is-whole",
         "written-before-read: a write of another kind (scattered rows) never makes an array whole",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "                h.other = True\n",
         "                h.whole = True\n",
         PLACEMENT,
@@ -96,7 +96,7 @@ MUTANTS = [
     Mutant(
         "write-through-view-is-own",
         "written-before-read: a write through a view does not write its base whole",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "own = at == w.tensor",
         "own = True",
         PLACEMENT,
@@ -105,7 +105,7 @@ MUTANTS = [
     Mutant(
         "one-element-gap-joins",
         "parts: a part leaving a one-element gap in every unit does not join",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "if start > reach:",
         "if start > reach + 1:",
         PLACEMENT,
@@ -113,7 +113,7 @@ MUTANTS = [
     Mutant(
         "smaller-pitch-joins",
         "parts: a change of pitch makes the array unsafe",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "if p.pitch != self.pitch:",
         "if p.pitch > self.pitch:",
         PLACEMENT,
@@ -121,7 +121,7 @@ MUTANTS = [
     Mutant(
         "quantized-parts",
         "parts: only a plain array is written in parts",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "elif own and w.form is Form.PLAIN and isinstance(w.how, Part):",
         "elif own and isinstance(w.how, Part):",
         PLACEMENT,
@@ -129,7 +129,7 @@ MUTANTS = [
     Mutant(
         "parts-short-by-one",
         "parts: the parts must cover the whole unit",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "self.whole = reach >= self.pitch",
         "self.whole = reach >= self.pitch - 1",
         PLACEMENT,
@@ -138,7 +138,7 @@ MUTANTS = [
     Mutant(
         "outputs-placed",
         "which arrays: an output keeps its own buffer",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "    if name in step.outputs:\n",
         "    if False:\n",
         PLACEMENT,
@@ -146,7 +146,7 @@ MUTANTS = [
     Mutant(
         "unallocated-placed",
         "which arrays: an array of a form its tensor is not allocated in keeps a buffer of its own, as unallocated",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "if form not in t.forms:",
         "if False:",
         ("test/filecheck/place", *PLACEMENT),
@@ -212,7 +212,7 @@ MUTANTS = [
     Mutant(
         "scratch-unaligned",
         "alignment: scratch takes whole alignments",
-        "lanearena/analysis/lifetimes.py",
+        "lanearena/analysis/arena_problem.py",
         "items.append(Item(aligned(s.bytes, align), i, i, launch=i, tag=s.tag))",
         "items.append(Item(s.bytes, i, i, launch=i, tag=s.tag))",
         PLACEMENT,
@@ -270,7 +270,7 @@ MUTANTS = [
     Mutant(
         "delta-scores-short",
         "scratch sizes: the delta rule's chunks keep DELTA_CHUNK x DELTA_CHUNK masked scores",
-        "lanearena/seedhelpers.py",
+        "lanearena/kernel_shapes.py",
         "chunks * hv * c * d, chunks * hv * c * d, chunks * hv * c * c, chunks * hv * c * c, chunks * hv * c]",
         "chunks * hv * c * d, chunks * hv * c * d, chunks * hv * c * c, chunks * hv * c, chunks * hv * c]",
         (*SCRATCH, *REFERENCE),

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 from lanearena import api, placement
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
+from lanearena.passes.arena_place import place_module
 from lanearena.passes.convert import step_of, steps
-from lanearena.passes.place import place_module
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "decode.mlir"
 

@@ -42,7 +42,7 @@ print(imported - start, time.perf_counter() - placing, "numba" in sys.modules)
 def decoder_steps(folder: Path) -> dict[str, Path]:
     """The placement problems of the 17-line example and of the qwen3-0.6b decode step, as CSV files in `folder`."""
     from lanearena import api
-    from lanearena.analysis.lifetimes import problem
+    from lanearena.analysis.arena_problem import problem
     from lanearena.frontend import decoder_step, load
     from lanearena.model import ALIGN, QBLOCK
     from lanearena.passes.convert import step_of, steps

@@ -10,7 +10,7 @@ two arrays share bytes; `load(source)` the module a source defines."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,9 +24,10 @@ from lanearena.dialects.arena import ARENA
 from lanearena.dialects.lane import LANE
 from lanearena.errors import UserError
 from lanearena.files import display_name, read_text
-from lanearena.model import ALIGN, QBLOCK, Step
+from lanearena.model import QBLOCK, Step
+from lanearena.options import DEFAULT_PLACING, PlaceOptions
+from lanearena.passes.arena_place import place_module
 from lanearena.passes.convert import plan_of, step_of, steps
-from lanearena.passes.place import place_module
 from lanearena.passes.verify import LaneArenaVerify
 from lanearena.plugins import outside_dialects
 from lanearena.tools.diagnose import LocatedDiagnostic, located_message, parse_located, verify_located
@@ -79,19 +80,10 @@ def parse_file(path: str | Path) -> ModuleOp:
     return parse(read_text(path), display_name(path))
 
 
-def place(
-    module: ModuleOp,
-    algorithm: str = "best",
-    align: int = ALIGN,
-    qblock: int = QBLOCK,
-    time_limit: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    work: int | None = None,
-) -> ModuleOp:
-    """Runs `lane-arena-place` on `module` in place and returns it; `progress` is shown lines of a long search;
-    `work` and `time_limit` bound the search as in `placement.place`."""
+def place(module: ModuleOp, options: PlaceOptions = DEFAULT_PLACING) -> ModuleOp:
+    """Runs `lane-arena-place` on `module` in place, as `options` say, and returns it."""
     try:
-        place_module(module, algorithm, align, qblock, time_limit, progress, work)
+        place_module(module, options)
     except DiagnosticException as e:
         raise UserError(str(e)) from e
     return module
@@ -116,6 +108,7 @@ def placed_steps(module: ModuleOp, qblock: int = QBLOCK) -> list[tuple[Step, Are
 
 __all__ = [
     "Comparison",
+    "PlaceOptions",
     "Placed",
     "compare",
     "context",

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from lanearena.model import DEVICE_BYTES, QBLOCK
+from lanearena import placement
+from lanearena.model import ALIGN, DEVICE_BYTES, QBLOCK
 
 MIN_ALIGN = 16
 """The smallest alignment an arena may have: the kernels' widest vector access (16 bytes, a float4 or an int4 of
@@ -59,6 +62,29 @@ def work(value: object, option: str = "work") -> int | None:
     return value
 
 
+@dataclass(frozen=True)
+class PlaceOptions:
+    """How `lane-arena-place` places a step: `algorithm` (one of `placement.ALGORITHMS`), `align` (the bytes every
+    array is aligned to), `qblock` (the values a quantized scale covers), `time_limit` and `work` (bounds of the
+    search, as in `placement.place`), `progress` (shown lines of a long search). Checked once, when made: an
+    `OptionError` names the option at fault; `time_limit` is kept as a float."""
+
+    algorithm: str = "best"
+    align: int = ALIGN
+    qblock: int = QBLOCK
+    time_limit: float | None = None
+    work: int | None = None
+    progress: Callable[[str], None] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in placement.ALGORITHMS:
+            raise OptionError(f"unknown algorithm '{self.algorithm}' (one of {', '.join(placement.ALGORITHMS)})")
+        align(self.align)
+        qblock(self.qblock)
+        work(self.work)
+        object.__setattr__(self, "time_limit", seconds(self.time_limit))
+
+
 def cli_seconds(text: str) -> float:
     """An argparse type for `--time-limit`: `seconds` of the text, as argparse's own error (exit code 2)."""
     try:
@@ -69,3 +95,7 @@ def cli_seconds(text: str) -> float:
 
 def _integer(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+DEFAULT_PLACING = PlaceOptions()
+"""The placement's options where none are given: `best`, cudaMalloc's alignment, Q8_0 blocks, the default work."""

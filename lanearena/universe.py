@@ -28,7 +28,7 @@ def _fuse():
 
 
 def _place():
-    from lanearena.passes.place import LaneArenaPlace
+    from lanearena.passes.arena_place import LaneArenaPlace
 
     return LaneArenaPlace
 

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lanearena import placement
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.analysis.plan import ArenaPlan, PlacedArray, PlacedScratch
-from lanearena.model import ALIGN, QBLOCK, Step
+from lanearena.model import Step
+from lanearena.options import DEFAULT_PLACING, PlaceOptions
 
 
-def plan(
-    step: Step,
-    algorithm: str = "best",
-    align: int = ALIGN,
-    qblock: int = QBLOCK,
-    time_limit: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    work: int | None = None,
-) -> ArenaPlan:
-    """Where every array and scratch of `step` that may live in the arena is placed by `algorithm`, with its
-    counters and the arrays kept outside; `time_limit` and `work` bound the search as in `placement.place`."""
-    p = problem(step, align, qblock)
+def plan(step: Step, options: PlaceOptions = DEFAULT_PLACING) -> ArenaPlan:
+    """Where every array and scratch of `step` that may live in the arena is placed as `options` say, with its
+    counters and the arrays kept outside."""
+    o = options
+    p = problem(step, o.align, o.qblock)
     buffers = [placement.Buffer(it.label, it.first, it.last + 1, it.bytes) for it in p.items]
-    result = placement.place(buffers, algorithm, alignment=align, time_limit=time_limit, work=work, progress=progress)
+    result = placement.place(
+        buffers, o.algorithm, alignment=o.align, time_limit=o.time_limit, work=o.work, progress=o.progress
+    )
     out = ArenaPlan(
-        result.height, align, counters=p.counters, own=p.own, lower_bound=result.lower_bound, algorithm=result.algorithm
+        result.height,
+        o.align,
+        counters=p.counters,
+        own=p.own,
+        lower_bound=result.lower_bound,
+        algorithm=result.algorithm,
     )
     for it, offset in zip(p.items, result.offsets, strict=True):
         if it.tensor is not None:

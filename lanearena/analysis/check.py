@@ -1,5 +1,5 @@
 """An independent check of a placed step: it re-derives from the launches what the placement must respect and
-shares no code with the analysis that produced the placement (`lifetimes`) nor with the placement algorithms."""
+shares no code with the analysis that produced the placement (`arena_problem`) nor with the placement algorithms."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ from lanearena.model import QBLOCK, Form, Part, Role, Step, Whole, array_bytes
 
 
 def _resolve(step: Step, name: str, form: Form, qblock: int) -> str:
-    """The tensor whose array a touch of `name` in `form` reaches (views followed while they share the array)."""
+    """The tensor whose array a touch of `name` in `form` reaches (views followed while they share the array).
+
+    Written again here, not taken from `model.home` (which the analysis and the lowering share), on purpose: which
+    array a touch lands in is half of what a placement must respect, so a wrong `home` (a quantized view inside a
+    block taken as in place) would place two arrays in one and, shared, pass this check too."""
     t = step.tensors[name]
     hops = 0
     while t.view_of is not None and not (form is Form.QUANT and t.view_offset % qblock):
@@ -69,18 +73,18 @@ def _written_before_read(events: list[tuple[int, str, object]], form: Form) -> b
 
 
 Subject = tuple[str, str, Form] | tuple[str, int, str] | tuple[str, int]
-"""What a problem is about: `("array", tensor, form)`, `("scratch", launch, tag)` or `("launch", launch)`."""
+"""What a violation is about: `("array", tensor, form)`, `("scratch", launch, tag)` or `("launch", launch)`."""
 
 
-class Problem(str):
+class Violation(str):
     """One way a placement fails its step: the message, about `subject` (so that a caller can point at its op)."""
 
     subject: Subject
 
-    def __new__(cls, subject: Subject, message: str) -> Problem:
-        problem = super().__new__(cls, message)
-        problem.subject = subject
-        return problem
+    def __new__(cls, subject: Subject, message: str) -> Violation:
+        violation = super().__new__(cls, message)
+        violation.subject = subject
+        return violation
 
 
 @dataclass(frozen=True)
@@ -93,10 +97,10 @@ class _Region:
     last: int
 
 
-def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
+def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Violation]:
     """Every way `plan` fails `step`, naming the arrays; [] when it is a safe placement. The lives of the arrays are
     derived here from the launches (the plan's own `first` and `last` are not trusted)."""
-    problems: list[Problem] = []
+    problems: list[Violation] = []
     touches = _touches(step, qblock)
     io = step.io()
     regions: list[_Region] = []
@@ -118,7 +122,7 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
                 said.append("no launch touches it")
             elif not _written_before_read(events, a.form):
                 said.append("a launch reads it (or writes it in another way) before it is written whole")
-        problems += [Problem(subject, f"{label}: {m}") for m in said]
+        problems += [Violation(subject, f"{label}: {m}") for m in said]
         if not events:
             continue
         regions.append(_Region(label, subject, a.offset, a.offset + a.bytes, events[0][0], events[-1][0]))
@@ -128,50 +132,50 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
         subject = ("scratch", s.launch, s.tag)
         d = declared.get((s.launch, s.tag))
         if d is None:
-            problems.append(Problem(subject, f"{label}: launch {s.launch} asks for no such scratch"))
+            problems.append(Violation(subject, f"{label}: launch {s.launch} asks for no such scratch"))
         elif d.counter:
             problems.append(
-                Problem(subject, f"{label}: a counter must keep a zeroed buffer of its own, not arena bytes")
+                Violation(subject, f"{label}: a counter must keep a zeroed buffer of its own, not arena bytes")
             )
         elif s.bytes < d.bytes:
-            problems.append(Problem(subject, f"{label}: {s.bytes} bytes, but the launch asks for {d.bytes}"))
+            problems.append(Violation(subject, f"{label}: {s.bytes} bytes, but the launch asks for {d.bytes}"))
         regions.append(_Region(label, subject, s.offset, s.offset + s.bytes, s.launch, s.launch))
     placed_scratch = {(s.launch, s.tag) for s in plan.scratch}
     counters = {(c.launch, c.tag): c for c in plan.counters}
     for (i, tag), d in declared.items():
         where = f"launch {i} ({step.launches[i].kind})"
         if d.counter and (i, tag) not in counters:
-            problems.append(Problem(("launch", i), f"{where}: counter '{tag}' has no zeroed buffer"))
+            problems.append(Violation(("launch", i), f"{where}: counter '{tag}' has no zeroed buffer"))
         elif d.counter and counters[(i, tag)].bytes < d.bytes:
             problems.append(
-                Problem(
+                Violation(
                     ("launch", i),
                     f"{where}: counter '{tag}' of {counters[(i, tag)].bytes} bytes, but the launch asks for {d.bytes}",
                 )
             )
         if not d.counter and (i, tag) not in placed_scratch:
-            problems.append(Problem(("launch", i), f"{where}: scratch '{tag}' is not placed"))
+            problems.append(Violation(("launch", i), f"{where}: scratch '{tag}' is not placed"))
     for i, tag in counters:
         if (i, tag) not in declared or not declared[(i, tag)].counter:
             problems.append(
-                Problem(
+                Violation(
                     ("launch", i),
                     f"launch {i} ({step.launches[i].kind}): counter '{tag}' is not a counter the launch asks for",
                 )
             )
     for r in regions:
         if r.start % plan.align:
-            problems.append(Problem(r.subject, f"{r.label}: offset {r.start} is not a multiple of {plan.align}"))
+            problems.append(Violation(r.subject, f"{r.label}: offset {r.start} is not a multiple of {plan.align}"))
         if r.start < 0 or r.end > plan.bytes:
             problems.append(
-                Problem(r.subject, f"{r.label}: bytes [{r.start}, {r.end}) lie outside the arena of {plan.bytes}")
+                Violation(r.subject, f"{r.label}: bytes [{r.start}, {r.end}) lie outside the arena of {plan.bytes}")
             )
     has_place = {(a.tensor, a.form) for a in plan.arrays} | {(o.tensor, o.form) for o in plan.own}
     for (tensor, form), events in touches.items():
         if (tensor, form) not in has_place:
             i = events[0][0]
             problems.append(
-                Problem(
+                Violation(
                     ("launch", i),
                     f"launch {i} ({step.launches[i].kind}): '{tensor}' {form.value} "
                     "has neither a place in the arena nor a buffer of its own",
@@ -181,10 +185,10 @@ def check(step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> list[Problem]:
     return problems
 
 
-def _overlaps(regions: list[_Region]) -> list[Problem]:
+def _overlaps(regions: list[_Region]) -> list[Violation]:
     """Every two regions live at one launch that share a byte: a sweep over launches, each region compared with
     those still live when it starts."""
-    out: list[Problem] = []
+    out: list[Violation] = []
     live: list[tuple[int, int, _Region]] = []  # a heap by last launch
     for k, r in enumerate(sorted(regions, key=lambda r: (r.first, r.start))):
         while live and live[0][0] < r.first:
@@ -193,7 +197,7 @@ def _overlaps(regions: list[_Region]) -> list[Problem]:
             if o.start < r.end and r.start < o.end:
                 a, b = sorted((o, r), key=lambda x: (x.start, x.first))
                 out.append(
-                    Problem(
+                    Violation(
                         r.subject,
                         f"{a.label} [{a.start}, {a.end}) live {a.first}-{a.last} overlaps "
                         f"{b.label} [{b.start}, {b.end}) live {b.first}-{b.last}",

@@ -5,6 +5,7 @@ an extra bound on the whole placement), checked as `options` checks the pass's."
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from lanearena import options, placement
 
@@ -19,6 +20,13 @@ def work(text: str) -> int:
         raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
     assert value is not None
     return value
+
+
+def placing(args: argparse.Namespace, progress: Callable[[str], None] | None = None) -> options.PlaceOptions:
+    """The placement's options the flags give (`--algorithm`, and `--work` and `--time-limit` where the command has
+    them), with `progress` shown lines of a long search."""
+    time_limit, work = getattr(args, "time_limit", None), getattr(args, "work", None)
+    return options.PlaceOptions(args.algorithm, time_limit=time_limit, work=work, progress=progress)
 
 
 def add_flags(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from lanearena.cli.config import add_settings, config_of
-from lanearena.cli.io import write_output
+from lanearena.files import write_output
 from lanearena.frontend.configs import CONFIGS
 from lanearena.frontend.decoder import decoder_step
 

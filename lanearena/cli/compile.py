@@ -4,8 +4,8 @@ step is placed first when it is not yet)."""
 from __future__ import annotations
 
 from lanearena import api
-from lanearena.cli.budget import add_algorithm
-from lanearena.cli.io import write_output
+from lanearena.cli.budget import add_algorithm, placing
+from lanearena.files import write_output
 from lanearena.lowering.target import lower_module
 
 
@@ -24,6 +24,6 @@ def register(sub) -> None:
 
 def run(args) -> int:
     module = api.parse_file(args.input)
-    api.place(module, args.algorithm)  # the steps not placed yet; the lowering verifies every placement
+    api.place(module, placing(args))  # the steps not placed yet; the lowering verifies every placement
     write_output(args.output, lower_module(module))
     return 0

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.cli.memory import available_memory, check_memory, run_bytes
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig, decoder_step

@@ -7,9 +7,9 @@ import json
 import sys
 
 from lanearena import api
-from lanearena.cli.budget import add_algorithm, add_flags
-from lanearena.cli.io import write_output
+from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.progress import Progress
+from lanearena.files import write_output
 from lanearena.passes.convert import alloc_of, steps
 
 
@@ -34,7 +34,7 @@ def register(sub) -> None:
 def run(args) -> int:
     module = api.parse_file(args.input)
     show = Progress(args.quiet)
-    api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
+    api.place(module, placing(args, show))
     show.close()
     if not args.no_verify:
         api.verify(module)

@@ -26,6 +26,7 @@ from lanearena.lowering.compile import placed
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import prepare, random_feeds
 from lanearena.model import QBLOCK, Form
+from lanearena.options import PlaceOptions
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def profile(config, runs: int = 20) -> tuple[list[KindTime], float, str, str]:
     """Each kind's GPU time and bytes a step of decoder `config` on the GPU; the step's GPU time (us), the
     bandwidth's figure and the GPU."""
     module = decoder_step(config)
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     p = placed(module)
     emitted = load_module(p.source())
     dev = cuda.CudaDevice()

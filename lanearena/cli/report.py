@@ -7,13 +7,12 @@ import argparse
 import re
 from pathlib import Path
 
-from lanearena import api, report
+from lanearena import api, arena_report
 from lanearena.analysis.plan import ArenaPlan
-from lanearena.cli.budget import add_algorithm, add_flags
-from lanearena.cli.io import write_output
+from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
-from lanearena.files import display_name
+from lanearena.files import display_name, write_output
 from lanearena.passes.convert import plan_of, steps
 
 
@@ -47,7 +46,7 @@ def run(args) -> int:
     module = api.parse_file(args.input)
     if any(plan_of(s) is None for s in steps(module)):
         show = Progress()
-        api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
+        api.place(module, placing(args, show))
         show.close()
     name = display_name(args.input)
     chosen = [(step, _placed(plan)) for step, plan in api.placed_steps(module) if args.step in (None, step.name)]
@@ -60,14 +59,14 @@ def run(args) -> int:
         window = None
         if args.launches is not None:
             try:
-                window = report.window_of(step, *args.launches)
+                window = arena_report.window_of(step, *args.launches)
             except ValueError as e:
                 raise UserError(f"{name}: --launches: {e}") from None
-        tables.append(report.table(step, plan, window))
+        tables.append(arena_report.table(step, plan, window))
     print("\n".join(tables), end="")
     if fmt is not None:
         step, plan = chosen[0]
-        write_output(args.output, report.picture(step, plan, fmt))
+        write_output(args.output, arena_report.picture(step, plan, fmt))
     return 0
 
 
@@ -86,8 +85,8 @@ def launch_range(text: str) -> tuple[int | None, int | None]:
 def _format(path: str) -> str:
     """The picture format `path` asks for by its suffix."""
     fmt = Path(path).suffix.lower().lstrip(".")
-    if fmt not in report.FORMATS:
-        raise UserError(f"{path}: the picture must be a {' or '.join('.' + f for f in report.FORMATS)} file")
+    if fmt not in arena_report.FORMATS:
+        raise UserError(f"{path}: the picture must be a {' or '.join('.' + f for f in arena_report.FORMATS)} file")
     return fmt
 
 

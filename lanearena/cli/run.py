@@ -11,8 +11,8 @@ import sys
 import time
 
 from lanearena import api
-from lanearena.analysis.lifetimes import problem
-from lanearena.cli.budget import add_algorithm, add_flags
+from lanearena.analysis.arena_problem import problem
+from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_of
 from lanearena.cli.generation import add_generation_flags, generate, generating
 from lanearena.cli.memory import available_memory, check_memory, run_bytes
@@ -109,7 +109,7 @@ def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend:
     times["build_s"] = time.perf_counter() - t
     show(f"placing {config.name}")
     t = time.perf_counter()
-    api.place(module, args.algorithm, time_limit=args.time_limit, work=args.work, progress=show)
+    api.place(module, placing(args, show))
     step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
     if backend == "numpy":

@@ -8,9 +8,9 @@ import time
 
 from lanearena import placement
 from lanearena.cli.budget import add_algorithm, add_flags
-from lanearena.cli.io import write_output
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
+from lanearena.files import write_output
 from lanearena.placement.csvio import read_buffers, solution_text
 
 

@@ -24,7 +24,6 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, ReturnLike, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.analysis.written import check_written
 from lanearena.dialects.attrs import (
     ELEMENTS,
     BinaryAttr,
@@ -54,6 +53,7 @@ from lanearena.dialects.directives import Name, Reads, Writes
 from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.dialects.located import located, where
+from lanearena.dialects.written import check_written
 from lanearena.model import Form, Numerics, Other, Part, Role, Scratch, Whole, WriteHow
 
 __all__ = [

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from lanearena.frontend.decoder_config import DecoderConfig
-from lanearena.frontend.names import TABLES, Piece, pieces, skipped
+from lanearena.frontend.family import FAMILIES
+from lanearena.frontend.names import skipped, sources
 from lanearena.frontend.safetensors_io import CheckpointError, Entry, entries, read
 
 __all__ = ["Checkpoint", "CheckpointError", "is_model_directory"]
@@ -34,10 +35,11 @@ class Checkpoint:
             self.model_type = json.loads((self.directory / "config.json").read_text())["model_type"]
         except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
             raise CheckpointError(f"{self.directory / 'config.json'}: no model_type: {e}") from None
-        if self.model_type not in TABLES:
+        if self.model_type not in FAMILIES:
             raise CheckpointError(f"{self.directory}: no name table for model_type {self.model_type!r}")
+        self.family = FAMILIES[self.model_type]
+        self.sources = sources(self.family, c)
         self.entries = entries(self.directory)
-        self._pieces: dict[str, list[Piece]] = {}
 
     def _where(self, name: str) -> str:
         entry = self.entries.get(name)
@@ -48,11 +50,9 @@ class Checkpoint:
         the directory lacks or holds in another shape, and every tensor the directory holds that no weight uses."""
         problems, used = [], set()
         for weight in weights:
-            try:
-                made = pieces(self.model_type, self.config, weight)
-            except KeyError:
-                raise CheckpointError(f"step weight '{weight}' has no {self.model_type} checkpoint name") from None
-            self._pieces[weight] = made
+            made = self.sources.get(weight)
+            if made is None:
+                raise CheckpointError(f"step weight '{weight}' has no {self.model_type} checkpoint name")
             for piece in made:
                 used.add(piece.name)
                 entry = self.entries.get(piece.name)
@@ -64,7 +64,7 @@ class Checkpoint:
                         f"{list(piece.shape)} (for {weight})"
                     )
         for name in sorted(set(self.entries) - used):
-            if not skipped(self.model_type, name, self.config):
+            if not skipped(self.family, name, self.config):
                 problems.append(f"{self.entries[name].file}: tensor '{name}' is not one a {self.model_type} step uses")
         if problems:
             shown = problems[:12] + ([f"... and {len(problems) - 12} more"] if len(problems) > 12 else [])
@@ -73,7 +73,7 @@ class Checkpoint:
     def values(self, weight: str, shape: tuple[int, ...]) -> np.ndarray:
         """Step weight `weight`'s f32 values, made from its checkpoint tensors (read one at a time)."""
         out = np.empty(shape, np.float32)
-        for piece in self._pieces[weight]:
+        for piece in self.sources[weight]:
             entry: Entry = self.entries[piece.name]
             piece.put(out, read(entry))
         return out

@@ -11,7 +11,12 @@ from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, 
 from lanearena.model import Form
 from lanearena.passes.fuse import fuse_module
 
-__all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "split_fits"]
+__all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "layer_prefix", "split_fits"]
+
+
+def layer_prefix(layer: int) -> str:
+    """What the names of layer `layer`'s tensors and weights begin with (`names.sources` names the weights so)."""
+    return f"l{layer}."
 
 
 def decoder_step(c: DecoderConfig) -> ModuleOp:
@@ -47,17 +52,17 @@ class _Decoder:
         x = b.tensor("x0", self.act(c.hidden))
         self.normed_first: TensorValue | None = None
         if c.fuse:  # the first layer's norm made where the embedding is gathered
-            self.normed_first = b.tensor("l0.h", self.act(c.hidden), forms=self.normed)
+            self.normed_first = b.tensor(layer_prefix(0) + "h", self.act(c.hidden), forms=self.normed)
             b.launch(
                 "gather_norm",
-                ins=[embed, self.ids, b.weight("l0.attn_norm", (c.hidden,))],
+                ins=[embed, self.ids, b.weight(layer_prefix(0) + "attn_norm", (c.hidden,))],
                 outs=[x, (self.normed_first, self.normed)],
                 eps=c.norm_eps,
             )
         else:
             b.launch("gather", ins=[embed, self.ids], outs=[x])
         for layer in range(c.layers):
-            p = f"l{layer}."
+            p = layer_prefix(layer)
             mixed = self.attention(p, x, layer) if c.full_attention(layer) else self.linear_attention(p, x)
             x = self.mlp(p, mixed, f"x{layer + 1}", layer)
         if self.normed_first is not None:  # the last mixture normed it
@@ -205,69 +210,72 @@ class _Decoder:
 
     def mlp(self, p: str, x: TensorValue, out: str, layer: int) -> TensorValue:
         """Layer `p`'s MLP (or mixture) added to the residual `x`: the new residual `out`."""
+        gain = self.b.weight(p + "mlp_norm", (self.c.hidden,))
+        if self.c.sparse(layer):
+            return self.mixture(p, x, gain, out, layer)
+        return self.add(out, x, self.dense(p, x, gain))
+
+    def mixture(self, p: str, x: TensorValue, gain: TensorValue, out: str, layer: int) -> TensorValue:
+        """Layer `p`'s mixture of experts (and shared expert) added to the residual `x`: the new residual `out`."""
         b, c = self.b, self.c
-        gain = b.weight(p + "mlp_norm", (c.hidden,))
         gates = {} if c.norm_topk else {"gates": "all"}
-        if c.sparse(layer):
-            # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
-            h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
-            e, f, d = c.experts, c.expert_ffn, c.hidden
-            assert e is not None and f is not None and c.topk is not None  # a mixture config has all three
-            weights = [
-                b.weight(p + "w_router", (e, d)),
-                b.weight(p + "w_gate", (e, f, d), self.weight_elem),
-                b.weight(p + "w_up", (e, f, d), self.weight_elem),
-                b.weight(p + "w_down", (e, d, f), self.weight_elem),
+        # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
+        h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
+        e, f, d = c.experts, c.expert_ffn, c.hidden
+        assert e is not None and f is not None and c.topk is not None  # a mixture config has all three
+        weights = [
+            b.weight(p + "w_router", (e, d)),
+            b.weight(p + "w_gate", (e, f, d), self.weight_elem),
+            b.weight(p + "w_up", (e, f, d), self.weight_elem),
+            b.weight(p + "w_down", (e, d, f), self.weight_elem),
+        ]
+        if c.shared_ffn is not None:
+            s = c.shared_ffn
+            weights += [
+                b.weight(p + "ws_gate", (s, d), self.weight_elem),
+                b.weight(p + "ws_up", (s, d), self.weight_elem),
+                b.weight(p + "ws_down", (d, s), self.weight_elem),
+                b.weight(p + "ws_router", (1, d)),
             ]
-            if c.shared_ffn is not None:
-                s = c.shared_ffn
-                weights += [
-                    b.weight(p + "ws_gate", (s, d), self.weight_elem),
-                    b.weight(p + "ws_up", (s, d), self.weight_elem),
-                    b.weight(p + "ws_down", (d, s), self.weight_elem),
-                    b.weight(p + "ws_router", (1, d)),
-                ]
-            if c.fuse and c.shared_ffn is None:
-                # The residual added, and the next layer's input (or the final one) normed, where the mixture
-                # writes its result.
-                mixed = b.tensor(out, self.act(d))
-                last = layer == c.layers - 1
-                name, norm = ("hf", "final_norm") if last else (f"l{layer + 1}.h", f"l{layer + 1}.attn_norm")
-                self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
-                b.launch(
-                    "moe_add_norm",
-                    ins=[h, *weights, x, b.weight(norm, (d,))],
-                    outs=[mixed, (self.normed_first, self.normed)],
-                    experts=e,
-                    topk=c.topk,
-                    eps=c.norm_eps,
-                    **gates,
-                )
-                return mixed
-            down = b.tensor(p + "d", self.act(d))
+        if c.fuse and c.shared_ffn is None:
+            # The residual added, and the next layer's input (or the final one) normed, where the mixture writes
+            # its result.
+            mixed = b.tensor(out, self.act(d))
+            last = layer == c.layers - 1
+            after = layer_prefix(layer + 1)
+            name, norm = ("hf", "final_norm") if last else (after + "h", after + "attn_norm")
+            self.normed_first = b.tensor(name, self.act(d), forms=self.normed)
             b.launch(
-                "moe_shared" if c.shared_ffn is not None else "moe",
-                ins=[h, *weights],
-                outs=[down],
+                "moe_add_norm",
+                ins=[h, *weights, x, b.weight(norm, (d,))],
+                outs=[mixed, (self.normed_first, self.normed)],
                 experts=e,
                 topk=c.topk,
+                eps=c.norm_eps,
                 **gates,
             )
-        else:
-            assert c.ffn is not None  # a dense config has it
-            h = self.norm(p + "h2", x, gain, self.normed)
-            w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
-            w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
-            m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed)
-            if c.mlp_bias:
-                biases = [b.weight(p + n, (c.ffn,)) for n in ("b_gate", "b_up")]
-                b.launch("glu_bias", ins=[(h, self.read), w_gate, w_up, *biases], outs=[m], split=c.split)
-            else:
-                b.launch("glu_tc" if c.tiles else "glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
-            self.quantized(m)
-            w_down = b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem)
-            down = self.project(p + "d", m, w_down, c.hidden, p + "b_down" if c.mlp_bias else None)
+            return mixed
+        down = b.tensor(p + "d", self.act(d))
+        kind = "moe_shared" if c.shared_ffn is not None else "moe"
+        b.launch(kind, ins=[h, *weights], outs=[down], experts=e, topk=c.topk, **gates)
         return self.add(out, x, down)
+
+    def dense(self, p: str, x: TensorValue, gain: TensorValue) -> TensorValue:
+        """Layer `p`'s dense MLP of the residual `x` (normed by `gain`): its down projection."""
+        b, c = self.b, self.c
+        assert c.ffn is not None  # a dense config has it
+        h = self.norm(p + "h2", x, gain, self.normed)
+        w_gate = b.weight(p + "w_gate", (c.ffn, c.hidden), self.weight_elem)
+        w_up = b.weight(p + "w_up", (c.ffn, c.hidden), self.weight_elem)
+        m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed)
+        if c.mlp_bias:
+            biases = [b.weight(p + n, (c.ffn,)) for n in ("b_gate", "b_up")]
+            b.launch("glu_bias", ins=[(h, self.read), w_gate, w_up, *biases], outs=[m], split=c.split)
+        else:
+            b.launch("glu_tc" if c.tiles else "glu", ins=[(h, self.read), w_gate, w_up], outs=[m], split=c.split)
+        self.quantized(m)
+        w_down = b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem)
+        return self.project(p + "d", m, w_down, c.hidden, p + "b_down" if c.mlp_bias else None)
 
     def add(self, name: str, a: TensorValue, b: TensorValue) -> TensorValue:
         """`a + b` into a new tensor `name`."""

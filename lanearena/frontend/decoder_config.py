@@ -158,130 +158,162 @@ def _typed(key: str, kind: object, value: object) -> object:
 
 def _check(c: DecoderConfig) -> None:
     """Raises a ConfigError naming the key where `c`'s shapes do not make a step the kernels can run."""
+    _check_shapes(c)
+    _check_mlp(c)
+    _check_rope(c)
+    _check_layers(c)
+    _check_attention(c)
+    _check_splits(c)
 
-    def need(ok: bool, key: str, message: str) -> None:
-        if not ok:
-            raise ConfigError(message, key)
 
-    need(c.name != "", "name", "name must not be empty")
-    need(
+def _need(ok: bool, key: str, message: str) -> None:
+    if not ok:
+        raise ConfigError(message, key)
+
+
+_AT_LEAST_ONE = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "vocab",
+    "max_len",
+    "rows",
+    "split",
+    "head_split",
+    "attn_splits",
+)
+"""The counts a config must have at least one of."""
+
+
+def _blocks(c: DecoderConfig) -> int:
+    """The values a width must be a multiple of: blocks of QBLOCK where a step quantizes; an f32 step takes any."""
+    return QBLOCK if c.quantized else 1
+
+
+def _check_shapes(c: DecoderConfig) -> None:
+    """The name, the numerics and the attention's shapes: counts of at least 1, widths in whole quantized blocks,
+    pairs for the rotation, kv heads that divide the heads, rows and splits that fit the caches."""
+    _need(c.name != "", "name", "name must not be empty")
+    _need(
         c.numerics in {n.value for n in Numerics},
         "numerics",
         f"numerics must be f32, int8 or int8x2, not {c.numerics!r}",
     )
-    for key in (
-        "layers",
-        "hidden",
-        "heads",
-        "kv_heads",
-        "head_dim",
-        "vocab",
-        "max_len",
-        "rows",
-        "split",
-        "head_split",
-        "attn_splits",
-    ):
-        need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
-    need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
-    need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
-    # Blocks of QBLOCK values are what an int8 step quantizes; an f32 step takes any width.
-    blocks = QBLOCK if c.quantized else 1
-    need(c.hidden % blocks == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
-    need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
-    need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
-    need(
+    for key in _AT_LEAST_ONE:
+        _need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
+    _need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
+    _need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
+    blocks = _blocks(c)
+    _need(c.hidden % blocks == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
+    _need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
+    _need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
+    _need(
         c.q_dim % blocks == 0,
         "head_dim",
         f"heads x head_dim ({c.q_dim}) is not a multiple of {QBLOCK} (a quantized block)",
     )
-    need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
-    need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
+    _need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
+    _need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
+
+
+def _check_mlp(c: DecoderConfig) -> None:
+    """A dense MLP's width, or a mixture's experts, topk and width (and the dense layers' width among them), and
+    a shared expert's: positive widths in whole quantized blocks."""
+    blocks = _blocks(c)
     mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
     interleaved = bool(c.dense_layers) or c.sparse_step > 1
     if c.ffn is not None:
         given = [k for k, v in mixture.items() if v is not None]
-        need(
+        _need(
             not given or interleaved,
             given[0] if given else "ffn",
             "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both (or both, with "
             "dense layers among the mixture's: dense_layers, sparse_step)",
         )
-        need(c.ffn >= 1 and c.ffn % blocks == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
+        _need(c.ffn >= 1 and c.ffn % blocks == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
     else:
         missing = [k for k, v in mixture.items() if v is None]
-        need(
+        _need(
             not missing,
             "ffn",
             f"give ffn (a dense MLP) or experts, topk and expert_ffn (a mixture): {', '.join(missing)} missing",
         )
         assert c.experts is not None and c.topk is not None and c.expert_ffn is not None  # none missing
-        need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
-        need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
-        need(
+        _need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
+        _need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
+        _need(
             c.expert_ffn >= 1 and c.expert_ffn % blocks == 0,
             "expert_ffn",
             f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}",
         )
         dense = [layer for layer in range(c.layers) if not c.sparse(layer)]
-        need(
+        _need(
             c.ffn is not None or not dense,
             "ffn",
             f"layers {', '.join(map(str, dense))} are dense (dense_layers, sparse_step): they need ffn",
         )
-    if c.rotary_dim is not None:
-        need(
-            0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0,
-            "rotary_dim",
-            f"rotary_dim {c.rotary_dim} is not an even count of at most head_dim {c.head_dim}",
-        )
     if c.shared_ffn is not None:
-        need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
-        need(
+        _need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
+        _need(
             c.shared_ffn >= 1 and c.shared_ffn % blocks == 0,
             "shared_ffn",
             f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}",
         )
-    _check_rope(c, need)
-    need(c.window is None or c.window >= 1, "window", f"window must be at least 1 (or none), not {c.window}")
-    need(c.window_from >= 0, "window_from", f"window_from must be at least 0, not {c.window_from}")
-    need(c.sparse_step >= 1, "sparse_step", f"sparse_step must be at least 1, not {c.sparse_step}")
-    need(
+
+
+def _check_layers(c: DecoderConfig) -> None:
+    """Which layers have what: the window and where it starts, the mixture's step and its dense layers."""
+    _need(c.window is None or c.window >= 1, "window", f"window must be at least 1 (or none), not {c.window}")
+    _need(c.window_from >= 0, "window_from", f"window_from must be at least 0, not {c.window_from}")
+    _need(c.sparse_step >= 1, "sparse_step", f"sparse_step must be at least 1, not {c.sparse_step}")
+    _need(
         all(layer >= 0 for layer in c.dense_layers),
         "dense_layers",
         f"dense_layers are layer numbers from 0, not {list(c.dense_layers)}",
     )
+
+
+def _check_attention(c: DecoderConfig) -> None:
+    """The attention kind (one of the classes', under the numerics it runs with), and Qwen3-Next's delta-rule layers
+    between every `attn_interval`-th: their heads and widths."""
     kinds = {op.name.split(".", 1)[1]: op for op in ATTENTIONS}
-    need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
+    _need(c.attn_kind in kinds, "attn_kind", f"attn_kind must be one of {', '.join(kinds)}, not {c.attn_kind!r}")
     only = kinds[c.attn_kind].NUMERICS if c.attn_kind in kinds else None
-    need(
+    _need(
         only is None or c.numerics in {n.value for n in only},
         "attn_kind",
         f"{c.attn_kind} needs {' or '.join(n.value for n in only or ())} numerics",
     )
-    need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
-    if c.attn_interval > 1:
-        linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
-        missing = [k for k, v in linear.items() if v is None]
-        need(not missing, missing[0] if missing else "", f"delta-rule layers need {', '.join(missing)}")
-        assert c.lin_key_heads is not None and c.lin_value_heads is not None and c.lin_head_dim is not None
-        need(all(v >= 1 for v in linear.values()), "lin_key_heads", "delta-rule heads must be at least 1")
-        need(
-            c.lin_value_heads % c.lin_key_heads == 0,
-            "lin_value_heads",
-            f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
-        )
-        need(
-            c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256,
-            "lin_head_dim",
-            f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256",
-        )
-        need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
+    _need(c.attn_interval >= 1, "attn_interval", f"attn_interval must be at least 1, not {c.attn_interval}")
+    if c.attn_interval == 1:
+        return
+    linear = {k: getattr(c, k) for k in ("lin_key_heads", "lin_value_heads", "lin_head_dim")}
+    missing = [k for k, v in linear.items() if v is None]
+    _need(not missing, missing[0] if missing else "", f"delta-rule layers need {', '.join(missing)}")
+    assert c.lin_key_heads is not None and c.lin_value_heads is not None and c.lin_head_dim is not None
+    _need(all(v >= 1 for v in linear.values()), "lin_key_heads", "delta-rule heads must be at least 1")
+    _need(
+        c.lin_value_heads % c.lin_key_heads == 0,
+        "lin_value_heads",
+        f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
+    )
+    _need(
+        c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256,
+        "lin_head_dim",
+        f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256",
+    )
+    _need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
+
+
+def _check_splits(c: DecoderConfig) -> None:
+    """The projections' split and the lm-head's cut every product's k into parts the kernels take."""
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
     parts = f"whole blocks of {QBLOCK}" if c.quantized else f"parts of whole blocks of {QBLOCK}, none empty"
     for what, k in cut.items():
-        need(split_fits(k, c.split, c.quantized), "split", f"split {c.split} does not cut {what} ({k}) into {parts}")
-    need(
+        _need(split_fits(k, c.split, c.quantized), "split", f"split {c.split} does not cut {what} ({k}) into {parts}")
+    _need(
         split_fits(c.hidden, c.head_split, c.quantized),
         "head_split",
         f"head_split {c.head_split} does not cut hidden ({c.hidden}) into {parts}",
@@ -302,26 +334,33 @@ ROPE_TYPES = tuple(k.value for k in ScalingKind)
 """The rope types the rope kernel scales its frequencies by (Hugging Face's `rope_type`): `lane.rope`'s scalings."""
 
 
-def _check_rope(c: DecoderConfig, need) -> None:
-    """A scaled rotation's parameters: a factor of at least 1, the original length where llama3 and dynamic measure
-    against it, llama3's band edges in order, more than one pair turned where the base grows."""
-    need(
+def _check_rope(c: DecoderConfig) -> None:
+    """The rotation: the share of a head it turns, and a scaled rotation's parameters: a factor of at least 1, the
+    original length where llama3 and dynamic measure against it, llama3's band edges in order, more than one pair
+    turned where the base grows."""
+    if c.rotary_dim is not None:
+        _need(
+            0 < c.rotary_dim <= c.head_dim and c.rotary_dim % 2 == 0,
+            "rotary_dim",
+            f"rotary_dim {c.rotary_dim} is not an even count of at most head_dim {c.head_dim}",
+        )
+    _need(
         c.rope_type in ROPE_TYPES, "rope_type", f"rope_type must be one of {', '.join(ROPE_TYPES)}, not {c.rope_type!r}"
     )
     if c.rope_type == "default":
         return
-    need(c.rope_factor >= 1, "rope_factor", f"rope_factor must be at least 1, not {c.rope_factor}")
+    _need(c.rope_factor >= 1, "rope_factor", f"rope_factor must be at least 1, not {c.rope_factor}")
     if c.rope_type in ("dynamic", "llama3"):
-        need(
+        _need(
             c.rope_original is not None and c.rope_original >= 1,
             "rope_original",
             f"a {c.rope_type} rope needs rope_original, the length the model was trained at",
         )
     if c.rope_type == "llama3":
-        need(
+        _need(
             0 < c.rope_low < c.rope_high,
             "rope_low",
             f"rope_low {c.rope_low} must be positive and under rope_high {c.rope_high}",
         )
     if c.rope_type == "dynamic":
-        need((c.rotary_dim or c.head_dim) > 2, "head_dim", "a dynamic rope turns more than one pair of values a head")
+        _need((c.rotary_dim or c.head_dim) > 2, "head_dim", "a dynamic rope turns more than one pair of values a head")

@@ -7,138 +7,10 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from lanearena.frontend.decoder_config import FIELD_TYPES
-from lanearena.frontend.hf_keys import TRANSFORMERS_KEYS, ignored_note
-from lanearena.frontend.hf_readers import (
-    ATTENTION_BIAS,
-    DENSE_FFN,
-    MLP_BIAS,
-    NEXT,
-    QKV_BIAS,
-    ROPE,
-    SHAPES,
-    SHARED,
-    WINDOW,
-    WINDOW_LAYERS,
-    Origin,
-    Out,
-    Reader,
-    mixture,
-    refuse,
-)
-
-# --- Families ------------------------------------------------------------------------------------------------------
-
-IGNORED = frozenset(
-    {
-        "_name_or_path",
-        "architectures",
-        "model_type",
-        "bos_token_id",
-        "eos_token_id",
-        "pad_token_id",
-        "torch_dtype",
-        "dtype",
-        "transformers_version",
-        "initializer_range",
-        "attention_dropout",
-        "use_cache",
-    }
-)
-"""Keys of every family that do not change the computation: token ids, the weights' type, training settings."""
-
-_ROUTER_TRAINING = frozenset({"output_router_logits", "router_aux_loss_coef"})
-"""A mixture's training keys: the router's loss, and whether its logits are returned."""
-
-
-@dataclass(frozen=True)
-class Family:
-    """How lanearena reads one `model_type`: its architecture, the readers of its keys, keys it ignores, keys it
-    models at one value only (a value and what it means), the transformers defaults of keys a config may leave out,
-    and the decoder keys the architecture fixes."""
-
-    architecture: str
-    readers: tuple[Reader, ...]
-    ignored: frozenset[str] = frozenset()
-    held: Mapping[str, tuple[object, str]] = field(default_factory=dict)
-    defaults: Mapping[str, object] = field(default_factory=dict)
-    fixed: Mapping[str, object] = field(default_factory=dict)
-
-    @property
-    def keys(self) -> frozenset[str]:
-        """Every key the family reads, ignores or holds."""
-        return frozenset(k for r in self.readers for k in r.keys) | self.ignored | IGNORED | set(self.held)
-
-
-_QWEN3 = {"qk_norm": True}
-_EXPERT_FFN = "moe_intermediate_size"
-_QWEN_DEFAULTS = {"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False}
-
-FAMILIES: dict[str, Family] = {
-    "llama": Family(
-        "LlamaForCausalLM",
-        (SHAPES, ROPE, DENSE_FFN, ATTENTION_BIAS, MLP_BIAS),
-        frozenset({"pretraining_tp"}),  # transformers' slices of a tensor-parallel product: the same sums
-        defaults={"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False},
-    ),
-    "mistral": Family(
-        "MistralForCausalLM",
-        (SHAPES, ROPE, DENSE_FFN, WINDOW),
-        defaults={"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False, "sliding_window": 4096},
-    ),
-    "qwen2": Family(
-        "Qwen2ForCausalLM",
-        (SHAPES, ROPE, DENSE_FFN, QKV_BIAS, WINDOW_LAYERS),
-        held={"use_mrope": (False, "positions turn one way, not by sections (multimodal rope)")},
-        defaults=_QWEN_DEFAULTS,
-    ),
-    "mixtral": Family(
-        "MixtralForCausalLM",
-        (SHAPES, ROPE, mixture(("num_local_experts", "num_experts"), "intermediate_size"), WINDOW),
-        _ROUTER_TRAINING | {"router_jitter_noise"},  # noise on the router's logits while training only
-        defaults={"rope_theta": 1e6, "rms_norm_eps": 1e-5, "tie_word_embeddings": False},
-    ),
-    "qwen2_moe": Family(
-        "Qwen2MoeForCausalLM",
-        (SHAPES, ROPE, QKV_BIAS, WINDOW_LAYERS, mixture(("num_experts",), "moe_intermediate_size"), SHARED),
-        _ROUTER_TRAINING,
-        defaults=_QWEN_DEFAULTS | {"norm_topk_prob": False},
-    ),
-    "qwen3": Family(
-        "Qwen3ForCausalLM",
-        (SHAPES, ROPE, DENSE_FFN, ATTENTION_BIAS, WINDOW_LAYERS),
-        defaults=_QWEN_DEFAULTS,
-        fixed=_QWEN3,
-    ),
-    "qwen3_moe": Family(
-        "Qwen3MoeForCausalLM",
-        (
-            SHAPES,
-            ROPE,
-            ATTENTION_BIAS,
-            WINDOW_LAYERS,
-            mixture(("num_experts", "num_local_experts"), "moe_intermediate_size"),
-        ),
-        _ROUTER_TRAINING,
-        defaults=_QWEN_DEFAULTS | {"norm_topk_prob": False},
-        fixed=_QWEN3,
-    ),
-    "qwen3_next": Family(
-        "Qwen3NextForCausalLM",
-        (SHAPES, ROPE, mixture(("num_experts",), "moe_intermediate_size"), SHARED, NEXT),
-        _ROUTER_TRAINING | {"sliding_window", "max_window_layers"},  # read only where use_sliding_window
-        held={
-            "attention_bias": (False, "projections have no bias"),
-            "use_sliding_window": (False, "attention sees the whole cache"),
-        },
-        defaults=_QWEN_DEFAULTS | {"norm_topk_prob": True},
-        fixed=_QWEN3,
-    ),
-}
-"""The Hugging Face model_types lanearena reads, by model_type."""
+from lanearena.frontend.family import FAMILIES, IGNORED
+from lanearena.frontend.hf_readers import ROPE, SHAPES, Origin, Out, refuse
 
 DECODER_DEFAULTS = {"numerics": "int8", "attn_splits": 8}
 """lanearena's own keys, where a config.json gives none: int8 numerics, attention cut in 8 (and the projections'
@@ -173,7 +45,7 @@ def hugging_face(values: dict, origin: Origin, notes: list[str] | None = None) -
             continue
         if hf in FIELD_TYPES and hf != "name":
             out.put(hf, value, hf)
-        elif hf in TRANSFORMERS_KEYS[model_type]:
+        elif hf in family.transformers_keys:
             raise refuse(
                 origin,
                 hf,
@@ -185,6 +57,14 @@ def hugging_face(values: dict, origin: Origin, notes: list[str] | None = None) -
     for reader in family.readers:
         reader.read(values, out, origin)
     return out.values, out.names
+
+
+def ignored_note(key: str, read: frozenset[str], where: str) -> str:
+    """The note that `key` (at `where`) is ignored, as transformers' config class does not define it, naming the key
+    among `read` it is closest to, where one is close enough to be a misspelling of it."""
+    close = difflib.get_close_matches(key, sorted(read), n=1, cutoff=0.8)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"{where}: ignored key '{key}': transformers' config class does not define it{hint}"
 
 
 COMMON = (SHAPES, ROPE)
@@ -220,6 +100,6 @@ def describe() -> str:
             lines.append(f"  ignores   {', '.join(sorted(family.ignored))}")
         refused = [r.refuses for r in family.readers[len(COMMON) :] if r.refuses]
         refused += [f"{hf} other than {json.dumps(want)}: {why}" for hf, (want, why) in family.held.items()]
-        others = sorted(TRANSFORMERS_KEYS[model_type] - family.keys)
+        others = sorted(family.transformers_keys - family.keys)
         lines.append(f"  refuses   {'; '.join([*refused, *others])}")
     return "\n".join(lines) + "\n"

@@ -1,5 +1,5 @@
 """The readers of a Hugging Face `config.json`: each reads a group of keys into decoder keys, or refuses a value
-the decoder cannot model with a ConfigError that names the file, line and key (`hf.FAMILIES` lists which readers
+the decoder cannot model with a ConfigError that names the file, line and key (`family.FAMILIES` lists which readers
 each model_type has)."""
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""How a Hugging Face checkpoint's tensors make a decoder step's weights: one table per `model_type` (the names its
-modules save under, and what its architecture does to them), and `pieces`, which says for each weight of the step
-the checkpoint tensors it is made of, their shapes, and where each goes: q, k and v (and their biases) fused into
-one projection for a decode row, each of an expert's projections stacked over the experts, Qwen3-Next's projections
-that interleave two outputs taken apart, norms that scale by 1 + w given as the gain they multiply by."""
+"""How a Hugging Face checkpoint's tensors make a decoder step's weights: `sources` says, for each weight a decoder
+step of a config can have, the checkpoint tensors it is made of (named by the model_type's `Family`), their shapes,
+and where each goes: q, k and v (and their biases) fused into one projection for a decode row, each of an expert's
+projections stacked over the experts, Qwen3-Next's projections that interleave two outputs taken apart, norms that
+scale by 1 + w given as the gain they multiply by. The step weights are named as the decoder names them
+(`decoder.layer_prefix`): the map is made forward, from the config, never by reading a weight's name back."""
 
 from __future__ import annotations
 
@@ -12,35 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lanearena.frontend.decoder import layer_prefix
 from lanearena.frontend.decoder_config import DecoderConfig
-
-
-@dataclass(frozen=True)
-class Table:
-    """The checkpoint names of one model_type: its MLP's module (`mlp`, Mixtral's `block_sparse_moe`), its experts'
-    gate, up and down projections, its norms' offset (Qwen3-Next's scale by 1 + w), whether its q projection
-    interleaves each head's query with its output gate (Qwen3-Next), and the names of tensors transformers itself
-    skips on load (`skipped`, patterns)."""
-
-    mlp: str = "mlp"
-    experts: tuple[str, str, str] = ("gate_proj", "up_proj", "down_proj")
-    norm_offset: float = 0.0
-    gated_q: bool = False
-    skipped: tuple[str, ...] = (r"\.rotary_emb\.inv_freq$",)
-
-
-TABLES: dict[str, Table] = {
-    "llama": Table(),
-    "mistral": Table(),
-    "qwen2": Table(),
-    "qwen3": Table(),
-    "mixtral": Table(mlp="block_sparse_moe", experts=("w1", "w3", "w2")),
-    "qwen2_moe": Table(),
-    "qwen3_moe": Table(),
-    # Qwen3-Next checkpoints carry a multi-token-prediction head (mtp.*) that transformers does not load.
-    "qwen3_next": Table(norm_offset=1.0, gated_q=True, skipped=(r"\.rotary_emb\.inv_freq$", r"^mtp\.")),
-}
-"""The name table of each model_type lanearena reads."""
+from lanearena.frontend.family import CheckpointNames, Family
 
 
 @dataclass(frozen=True)
@@ -59,52 +34,42 @@ class Piece:
         out[self.at] = part + np.float32(self.offset) if self.offset else part
 
 
-_LAYER = re.compile(r"l(\d+)\.(\w+)")
+Sources = dict[str, list[Piece]]
+"""Step weights by name, each with the checkpoint tensors it is made of."""
 
 
-def pieces(model_type: str, c: DecoderConfig, weight: str) -> list[Piece]:
-    """The checkpoint tensors step weight `weight` of config `c` is made of, for a checkpoint of `model_type`."""
-    t = TABLES[model_type]
+def sources(family: Family, c: DecoderConfig) -> Sources:
+    """Every weight a decoder step of config `c` can have (a decode row's fused projections and a chunk's separate
+    ones both), with the checkpoint tensors of `family` it is made of."""
+    n = family.checkpoint
     hidden, vocab = c.hidden, c.vocab
-    if weight == "embed":
-        return [Piece("model.embed_tokens.weight", (vocab, hidden))]
-    if weight == "lm_head":
-        return [Piece("lm_head.weight", (vocab, hidden))]
-    if weight == "final_norm":
-        return [Piece("model.norm.weight", (hidden,), offset=t.norm_offset)]
-    match = _LAYER.fullmatch(weight)
-    if match is None:
-        raise KeyError(weight)
-    layer, name = int(match[1]), match[2]
-    p = f"model.layers.{layer}."
-    made = (
-        _norms(t, c, p, name)
-        or _attention(t, c, p, name)
-        or (_linear(c, p, name) if not c.full_attention(layer) else None)
-        or _mlp(t, c, p, name, layer)
-    )
-    if made is None:
-        raise KeyError(weight)
-    return made
+    out: Sources = {
+        "embed": [Piece("model.embed_tokens.weight", (vocab, hidden))],
+        "lm_head": [Piece("lm_head.weight", (vocab, hidden))],
+        "final_norm": [Piece("model.norm.weight", (hidden,), offset=n.norm_offset)],
+    }
+    for layer in range(c.layers):
+        p = f"model.layers.{layer}."
+        mixing = _attention(n, c, p) if c.full_attention(layer) else _linear(c, p)
+        made = _norms(n, c, p) | mixing | _mlp(n, c, p, layer)
+        out |= {layer_prefix(layer) + name: made[name] for name in made}
+    return out
 
 
-def _norms(t: Table, c: DecoderConfig, p: str, name: str) -> list[Piece] | None:
+def _norms(n: CheckpointNames, c: DecoderConfig, p: str) -> Sources:
     norms = {
         "attn_norm": ("input_layernorm.weight", c.hidden),
         "mlp_norm": ("post_attention_layernorm.weight", c.hidden),
         "q_norm": ("self_attn.q_norm.weight", c.head_dim),
         "k_norm": ("self_attn.k_norm.weight", c.head_dim),
     }
-    if name not in norms:
-        return None
-    module, n = norms[name]
-    return [Piece(p + module, (n,), offset=t.norm_offset)]
+    return {name: [Piece(p + module, (width,), offset=n.norm_offset)] for name, (module, width) in norms.items()}
 
 
-def _attention(t: Table, c: DecoderConfig, p: str, name: str) -> list[Piece] | None:
+def _attention(n: CheckpointNames, c: DecoderConfig, p: str) -> Sources:
     """q, k, v (one each, or fused in that order), their biases, Qwen3-Next's output gate, the output projection."""
     a = p + "self_attn."
-    q_rows = 2 * c.q_dim if t.gated_q else c.q_dim
+    q_rows = 2 * c.q_dim if n.gated_q else c.q_dim
     heads, d = c.heads, c.head_dim
 
     def half(which: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -114,26 +79,23 @@ def _attention(t: Table, c: DecoderConfig, p: str, name: str) -> list[Piece] | N
     def proj(kind: str, what: str, at: tuple = ()) -> Piece:
         shape = {"q": q_rows, "k": c.kv_dim, "v": c.kv_dim}[kind]
         full = (shape, c.hidden) if what == "weight" else (shape,)
-        take = half(0) if kind == "q" and t.gated_q else None
+        take = half(0) if kind == "q" and n.gated_q else None
         return Piece(f"{a}{kind}_proj.{what}", full, at, take)
 
-    if name in ("wq", "wk", "wv", "bq", "bk", "bv"):
-        return [proj(name[1], "weight" if name[0] == "w" else "bias")]
-    if name in ("wqkv", "bqkv"):
-        what = "weight" if name == "wqkv" else "bias"
-        q, kv = c.q_dim, c.kv_dim
-        cuts = {"q": slice(0, q), "k": slice(q, q + kv), "v": slice(q + kv, q + 2 * kv)}
-        return [proj(kind, what, (cut,)) for kind, cut in cuts.items()]
-    if name == "wgate":
-        return [Piece(a + "q_proj.weight", (q_rows, c.hidden), take=half(1))]
-    if name == "wo":
-        return [Piece(a + "o_proj.weight", (c.hidden, c.q_dim))]
-    if name == "bo":
-        return [Piece(a + "o_proj.bias", (c.hidden,))]
-    return None
+    q, kv = c.q_dim, c.kv_dim
+    cuts = {"q": slice(0, q), "k": slice(q, q + kv), "v": slice(q + kv, q + 2 * kv)}
+    out: Sources = {}
+    for prefix, what in (("w", "weight"), ("b", "bias")):
+        out |= {prefix + kind: [proj(kind, what)] for kind in cuts}
+        out[prefix + "qkv"] = [proj(kind, what, (cut,)) for kind, cut in cuts.items()]
+    return out | {
+        "wgate": [Piece(a + "q_proj.weight", (q_rows, c.hidden), take=half(1))],
+        "wo": [Piece(a + "o_proj.weight", (c.hidden, c.q_dim))],
+        "bo": [Piece(a + "o_proj.bias", (c.hidden,))],
+    }
 
 
-def _linear(c: DecoderConfig, p: str, name: str) -> list[Piece] | None:
+def _linear(c: DecoderConfig, p: str) -> Sources:
     """Qwen3-Next's delta-rule layer. Its in_proj_qkvz holds, for each key head, that head's q and k and the v and z
     of its value heads; in_proj_ba each key head's b then a. The step takes q, k, v of every head in one projection
     (as the convolution mixes them), z in another, and a of every head then b in a third."""
@@ -165,43 +127,39 @@ def _linear(c: DecoderConfig, p: str, name: str) -> list[Piece] | None:
         "lnorm": Piece(a + "norm.weight", (d,)),
         "wlout": Piece(a + "out_proj.weight", (c.hidden, hv * d)),
     }
-    return [made[name]] if name in made else None
+    return {name: [piece] for name, piece in made.items()}
 
 
-def _mlp(t: Table, c: DecoderConfig, p: str, name: str, layer: int) -> list[Piece] | None:
+def _mlp(n: CheckpointNames, c: DecoderConfig, p: str, layer: int) -> Sources:
     """A dense MLP's projections and biases, or a mixture's router, experts (stacked) and shared expert."""
     d = c.hidden
     if not c.sparse(layer):
         assert c.ffn is not None  # a dense layer has its width
         m, f = p + "mlp.", c.ffn
         shapes = {"gate": (f, d), "up": (f, d), "down": (d, f)}
-        if name[:2] in ("w_", "b_") and name[2:] in shapes:
-            what = "weight" if name[0] == "w" else "bias"
-            shape = shapes[name[2:]] if what == "weight" else shapes[name[2:]][:1]
-            return [Piece(f"{m}{name[2:]}_proj.{what}", shape)]
-        return None
+        return {
+            f"{prefix}_{proj}": [Piece(f"{m}{proj}_proj.{what}", shape if what == "weight" else shape[:1])]
+            for proj, shape in shapes.items()
+            for prefix, what in (("w", "weight"), ("b", "bias"))
+        }
     e, width = c.experts, c.expert_ffn
     assert e is not None and width is not None  # a mixture layer has them
-    m = f"{p}{t.mlp}."
-    if name == "w_router":
-        return [Piece(m + "gate.weight", (e, d))]
-    experts = dict(zip(("w_gate", "w_up", "w_down"), t.experts, strict=True))
-    if name in experts:
+    m = f"{p}{n.mlp}."
+    out: Sources = {"w_router": [Piece(m + "gate.weight", (e, d))]}
+    for name, proj in zip(("w_gate", "w_up", "w_down"), n.experts, strict=True):
         shape = (d, width) if name == "w_down" else (width, d)
-        return [Piece(f"{m}experts.{i}.{experts[name]}.weight", shape, (i,)) for i in range(e)]
-    s = c.shared_ffn or 0  # the shared expert's names are asked for only where it has one
-    shared = {"ws_gate": ("gate_proj", (s, d)), "ws_up": ("up_proj", (s, d)), "ws_down": ("down_proj", (d, s))}
-    if name in shared:
-        proj, shape = shared[name]
-        return [Piece(f"{m}shared_expert.{proj}.weight", shape)]
-    if name == "ws_router":
-        return [Piece(m + "shared_expert_gate.weight", (1, d))]
-    return None
+        out[name] = [Piece(f"{m}experts.{i}.{proj}.weight", shape, (i,)) for i in range(e)]
+    s = c.shared_ffn
+    if s is not None:
+        shared = {"ws_gate": ("gate_proj", (s, d)), "ws_up": ("up_proj", (s, d)), "ws_down": ("down_proj", (d, s))}
+        out |= {name: [Piece(f"{m}shared_expert.{proj}.weight", shape)] for name, (proj, shape) in shared.items()}
+        out["ws_router"] = [Piece(m + "shared_expert_gate.weight", (1, d))]
+    return out
 
 
-def skipped(model_type: str, name: str, c: DecoderConfig) -> bool:
-    """Whether checkpoint tensor `name` is one transformers does not load for `model_type` (or, with tied
-    embeddings, the lm-head a checkpoint may still hold: the embedding table is the lm-head)."""
+def skipped(family: Family, name: str, c: DecoderConfig) -> bool:
+    """Whether checkpoint tensor `name` is one transformers does not load for `family` (or, with tied embeddings,
+    the lm-head a checkpoint may still hold: the embedding table is the lm-head)."""
     if c.tie_embeddings and name == "lm_head.weight":
         return True
-    return any(re.search(pattern, name) for pattern in TABLES[model_type].skipped)
+    return any(re.search(pattern, name) for pattern in family.checkpoint.skipped)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.ir import SSAValue
 
-from lanearena.analysis.lifetimes import bytes_of
+from lanearena.analysis.arena_problem import bytes_of
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects import lane
 from lanearena.dialects.base import tensor_def

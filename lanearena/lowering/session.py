@@ -23,6 +23,7 @@ from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.compile import new_device, placed
 from lanearena.lowering.runtime import load, poison, prepare
 from lanearena.lowering.weights import WeightSource, kept, put
+from lanearena.options import PlaceOptions
 
 KEPT = ("weight", "state")
 """The roles of the tensors a session keeps on the device across steps."""
@@ -33,7 +34,7 @@ class _Lowered:
 
     def __init__(self, c: DecoderConfig, placing: dict):
         module = decoder_step(c)
-        api.place(module, **placing)
+        api.place(module, PlaceOptions(**placing))
         step = placed(module)  # verified, and read from the IR
         self.rows = c.rows
         self.arena_bytes = step.plan.bytes

@@ -7,7 +7,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lanearena.analysis.lifetimes import bytes_of, lives
+from lanearena.analysis.arena_problem import bytes_of, lives
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
 from lanearena.dialects import arena, lane
 from lanearena.dialects.base import tensor_def

@@ -141,42 +141,53 @@ def _blame_stranded(b, bes_ptr, bes_idx, ctl, res, j):
 def _decide(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, res, free, lo, hi):
     """FOUND when the group over `[lo, hi)` is all placed; FAILED when this node fails (its reasons in `res`);
     else STOPPED, with the buffer to decide next, its level and whether it is placed without a branch in `ctl`."""
-    n, m = ctl[BUFFERS], ctl[SECTIONS]
     k = _group(b, ctl, by_first, first_at, lo, hi, free)
     if k == 0:
         return FOUND
-    capacity = ctl[CAPACITY]
-    any_excluded = False
-    level = BIG
+    if not _floors(b, ctl, bes_ptr, bes_idx, res, free, k):
+        return FAILED
+    if _short_of_room(b, sec, ctl, mem_ptr, mem_idx, res, free, k, lo, hi):
+        return FAILED
+    _pick(b, ctl, free, k)
+    return STOPPED
+
+
+@jit
+def _floors(b, ctl, bes_ptr, bes_idx, res, free, k):
+    """Sets the level of the next decision (`ctl[PICK_LEVEL]`: the lowest offset an unplaced buffer not excluded
+    there may take) and each of the `k` unplaced buffers' floor (an excluded buffer's is above the level); False
+    where the node fails on its exclusions (the reasons in `res`)."""
+    n = ctl[BUFFERS]
+    level, stranded = BIG, -1
     for q in range(k):
         i = free[q]
-        if b[EXCL_AT * n + i] == b[MINOFF * n + i]:
-            any_excluded = True
-        elif b[MINOFF * n + i] < level:
+        if b[EXCL_AT * n + i] != b[MINOFF * n + i] and b[MINOFF * n + i] < level:
             level = b[MINOFF * n + i]
-    if any_excluded:
-        if level == BIG:  # every unplaced buffer is excluded where it stands
+    ctl[PICK_LEVEL] = level
+    for q in range(k):
+        i = free[q]
+        if b[EXCL_AT * n + i] != b[MINOFF * n + i]:
+            b[FLOOR * n + i] = b[MINOFF * n + i]
+            continue
+        # Every unplaced buffer excluded where it stands, or this one fits below: that placement is searched already.
+        if level == BIG or b[MINOFF * n + i] + b[SIZE * n + i] <= level:
             everything(res, ctl)
-            return FAILED
-        stranded = -1
-        for q in range(k):
-            i = free[q]
-            if b[EXCL_AT * n + i] == b[MINOFF * n + i]:
-                if b[MINOFF * n + i] + b[SIZE * n + i] <= level:  # it fits below: that placement is searched already
-                    everything(res, ctl)
-                    return FAILED
-                if b[FREE_BESIDE * n + i] == 0 and (stranded < 0 or i < stranded):
-                    stranded = i
-        if stranded >= 0:
-            _blame_stranded(b, bes_ptr, bes_idx, ctl, res, stranded)
-            return FAILED
-        for q in range(k):
-            i = free[q]
-            excluded = b[EXCL_AT * n + i] == b[MINOFF * n + i]
-            b[FLOOR * n + i] = level + b[SMALLEST * n + i] if excluded else b[MINOFF * n + i]
-    else:
-        for q in range(k):
-            b[FLOOR * n + free[q]] = b[MINOFF * n + free[q]]
+            return False
+        if b[FREE_BESIDE * n + i] == 0 and (stranded < 0 or i < stranded):
+            stranded = i
+        b[FLOOR * n + i] = level + b[SMALLEST * n + i]
+    if stranded >= 0:
+        _blame_stranded(b, bes_ptr, bes_idx, ctl, res, stranded)
+        return False
+    return True
+
+
+@jit
+def _short_of_room(b, sec, ctl, mem_ptr, mem_idx, res, free, k, lo, hi):
+    """Whether a section of `[lo, hi)` has no room for its unplaced buffers above the lowest of their floors: the
+    section that needs the most is blamed (in `res`) and, where failures are counted, its buffers'."""
+    n, m = ctl[BUFFERS], ctl[SECTIONS]
+    capacity = ctl[CAPACITY]
     # The lowest floor of each section's unplaced buffers (each lies inside the group's sections).
     for s in range(lo, hi):
         sec[LOWEST * m + s] = BIG
@@ -191,15 +202,23 @@ def _decide(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at,
         need = min(sec[LOWEST * m + s], capacity) + sec[UNPLACED * m + s]
         if need > worst_need:
             worst, worst_need = s, need
-    if worst_need > capacity:
-        if ctl[COUNT_FAILURES]:
-            for p in range(mem_ptr[worst], mem_ptr[worst + 1]):
-                b[FAILURES * n + mem_idx[p]] += 1
-        if ctl[BACKJUMP]:
-            _blame_section(b, mem_ptr, mem_idx, ctl, res, worst)
-        else:
-            everything(res, ctl)
-        return FAILED
+    if worst_need <= capacity:
+        return False
+    if ctl[COUNT_FAILURES]:
+        for p in range(mem_ptr[worst], mem_ptr[worst + 1]):
+            b[FAILURES * n + mem_idx[p]] += 1
+    if ctl[BACKJUMP]:
+        _blame_section(b, mem_ptr, mem_idx, ctl, res, worst)
+    else:
+        everything(res, ctl)
+    return True
+
+
+@jit
+def _pick(b, ctl, free, k):
+    """Sets the buffer to decide next (`ctl[PICK]`) among the `k` unplaced buffers that may stand at the level: one
+    with no buffer left beside it, placed without a branch (`ctl[PICK_FORCED]`), else the best ranked."""
+    n, level = ctl[BUFFERS], ctl[PICK_LEVEL]
     hatless, best = -1, -1
     for q in range(k):
         i = free[q]
@@ -210,12 +229,10 @@ def _decide(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at,
                 hatless = i
         elif best < 0 or b[RANK * n + i] < b[RANK * n + best] or (b[RANK * n + i] == b[RANK * n + best] and i < best):
             best = i
-    ctl[PICK_LEVEL] = level
     if hatless >= 0:
         ctl[PICK], ctl[PICK_FORCED] = hatless, 1
     else:
         ctl[PICK], ctl[PICK_FORCED] = best, 0
-    return STOPPED
 
 
 @jit
@@ -226,7 +243,7 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
     ctl[NODES] += 1
     if ctl[NODES] > ctl[LIMIT]:
         return STOPPED
-    n, m, width, deepest, words = ctl[BUFFERS], ctl[SECTIONS], ctl[SAVED_WIDTH], ctl[DEEPEST], len(res)
+    n, m = ctl[BUFFERS], ctl[SECTIONS]
     ex_base, chain_base = ctl[EXCLUSIONS], ctl[CHAIN]
     outcome = FAILED
     while True:
@@ -236,30 +253,9 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
             break
         c, level, forced = ctl[PICK], ctl[PICK_LEVEL], ctl[PICK_FORCED]
         d = ctl[DEPTH]
-        # Place c at level.
-        ctl[DEPTH] += 1
-        b[PLACED * n + c], b[OFFSET * n + c], b[PLACED_DEPTH * n + c] = 1, level, d
-        top = level + b[SIZE * n + c]
-        base = ctl[SAVED]
-        for p in range(bes_ptr[c], bes_ptr[c + 1]):
-            j = bes_idx[p]
-            before = b[MINOFF * n + j]
-            saved[base + p - bes_ptr[c]] = before
-            saved[width + base + p - bes_ptr[c]] = b[LIFTED_DEPTH * n + j]
-            if before < top:
-                b[MINOFF * n + j] = top
-                if ctl[BACKJUMP]:
-                    b[LIFTED_DEPTH * n + j] = d
-            b[FREE_BESIDE * n + j] -= 1
-        ctl[SAVED] = base + bes_ptr[c + 1] - bes_ptr[c]
-        ctl[HOW_MANY] += 1
-        ctl[MOST] = max(ctl[MOST], ctl[HOW_MANY])
-        first, last = b[FIRST * n + c], b[LAST * n + c]
-        for s in range(first, last):
-            sec[UNPLACED * m + s] -= b[SIZE * n + c]
-        for s in range(first, last - 1):
-            sec[CROSSING * m + s] -= 1
+        base = _place(b, sec, ctl, bes_ptr, bes_idx, saved, c, level, d)
         # Search on: the stretches between sections that no unplaced buffer crosses apart, each in turn.
+        first, last = b[FIRST * n + c], b[LAST * n + c]
         x, y = max(first, lo), min(last - 1, hi - 1)
         apart = False
         for s in range(x, y):
@@ -281,20 +277,7 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
                     if result != FOUND:
                         break
                 start = end
-        # Take c back.
-        for s in range(first, last - 1):
-            sec[CROSSING * m + s] += 1
-        for s in range(first, last):
-            sec[UNPLACED * m + s] += b[SIZE * n + c]
-        ctl[SAVED] = base
-        for p in range(bes_ptr[c], bes_ptr[c + 1]):
-            j = bes_idx[p]
-            b[FREE_BESIDE * n + j] += 1
-            b[MINOFF * n + j] = saved[base + p - bes_ptr[c]]
-            b[LIFTED_DEPTH * n + j] = saved[width + base + p - bes_ptr[c]]
-        b[PLACED * n + c] = 0
-        ctl[HOW_MANY] -= 1
-        ctl[DEPTH] -= 1
+        _take_back(b, sec, ctl, bes_ptr, bes_idx, saved, c, base)
         if result != FAILED:
             outcome = result
             break
@@ -304,39 +287,113 @@ def node(b, sec, ctl, mem_ptr, mem_idx, bes_ptr, bes_idx, by_first, first_at, sa
             break
         if not _has(res, ctl, d):  # placing c was not to blame: neither is leaving it out
             break
-        # Leave c out at this level, remembering why placing it failed.
-        e = ctl[EXCLUSIONS]
-        if e == deepest:  # deeper than the rows made for it: end the run unfinished
-            outcome = STOPPED
+        if not _exclude(b, ctl, exclusions, chain, bits, res, c, level, d):
+            outcome = STOPPED  # deeper than the rows made for it: end the run unfinished
             break
-        exclusions[EXCLUDED * deepest + e] = c
-        exclusions[BEFORE_AT * deepest + e] = b[EXCL_AT * n + c]
-        exclusions[BEFORE_DEPTH * deepest + e] = b[EXCL_DEPTH * n + c]
-        ctl[EXCLUSIONS] = e + 1
-        h = ctl[CHAIN]
-        exclusions[CHAIN_DEPTH * deepest + h] = d
-        for w in range(words):
-            bits[h * words + w] = res[w]
-        chain[h] = ctl[TAIL]
-        ctl[CHAIN] = h + 1
-        b[EXCL_AT * n + c], b[EXCL_DEPTH * n + c] = level, d
-        ctl[DEPTH] += 1
+    _restore(b, ctl, exclusions, ex_base)
+    if outcome == FAILED:
+        _blame_exclusions(ctl, exclusions, chain, bits, res, chain_base)
+    ctl[CHAIN] = chain_base
+    return outcome
+
+
+@jit
+def _place(b, sec, ctl, bes_ptr, bes_idx, saved, c, level, d):
+    """Places buffer `c` at `level`, the decision at depth `d`: lifts the buffers beside it above it (saving their
+    offsets and depths from `ctl[SAVED]` on, which it returns) and takes it from its sections."""
+    n, m, width = ctl[BUFFERS], ctl[SECTIONS], ctl[SAVED_WIDTH]
+    ctl[DEPTH] += 1
+    b[PLACED * n + c], b[OFFSET * n + c], b[PLACED_DEPTH * n + c] = 1, level, d
+    top = level + b[SIZE * n + c]
+    base = ctl[SAVED]
+    for p in range(bes_ptr[c], bes_ptr[c + 1]):
+        j = bes_idx[p]
+        before = b[MINOFF * n + j]
+        saved[base + p - bes_ptr[c]] = before
+        saved[width + base + p - bes_ptr[c]] = b[LIFTED_DEPTH * n + j]
+        if before < top:
+            b[MINOFF * n + j] = top
+            if ctl[BACKJUMP]:
+                b[LIFTED_DEPTH * n + j] = d
+        b[FREE_BESIDE * n + j] -= 1
+    ctl[SAVED] = base + bes_ptr[c + 1] - bes_ptr[c]
+    ctl[HOW_MANY] += 1
+    ctl[MOST] = max(ctl[MOST], ctl[HOW_MANY])
+    first, last = b[FIRST * n + c], b[LAST * n + c]
+    for s in range(first, last):
+        sec[UNPLACED * m + s] -= b[SIZE * n + c]
+    for s in range(first, last - 1):
+        sec[CROSSING * m + s] -= 1
+    return base
+
+
+@jit
+def _take_back(b, sec, ctl, bes_ptr, bes_idx, saved, c, base):
+    """Undoes `_place` of buffer `c`, whose saved values start at `base`."""
+    n, m, width = ctl[BUFFERS], ctl[SECTIONS], ctl[SAVED_WIDTH]
+    first, last = b[FIRST * n + c], b[LAST * n + c]
+    for s in range(first, last - 1):
+        sec[CROSSING * m + s] += 1
+    for s in range(first, last):
+        sec[UNPLACED * m + s] += b[SIZE * n + c]
+    ctl[SAVED] = base
+    for p in range(bes_ptr[c], bes_ptr[c + 1]):
+        j = bes_idx[p]
+        b[FREE_BESIDE * n + j] += 1
+        b[MINOFF * n + j] = saved[base + p - bes_ptr[c]]
+        b[LIFTED_DEPTH * n + j] = saved[width + base + p - bes_ptr[c]]
+    b[PLACED * n + c] = 0
+    ctl[HOW_MANY] -= 1
+    ctl[DEPTH] -= 1
+
+
+@jit
+def _exclude(b, ctl, exclusions, chain, bits, res, c, level, d):
+    """Leaves buffer `c` out at `level` (the decision at depth `d`), remembering its exclusion before and why
+    placing it failed (`res`, chained); False where that is deeper than the rows made for it."""
+    n, deepest, words = ctl[BUFFERS], ctl[DEEPEST], len(res)
+    e = ctl[EXCLUSIONS]
+    if e == deepest:
+        return False
+    exclusions[EXCLUDED * deepest + e] = c
+    exclusions[BEFORE_AT * deepest + e] = b[EXCL_AT * n + c]
+    exclusions[BEFORE_DEPTH * deepest + e] = b[EXCL_DEPTH * n + c]
+    ctl[EXCLUSIONS] = e + 1
+    h = ctl[CHAIN]
+    exclusions[CHAIN_DEPTH * deepest + h] = d
+    for w in range(words):
+        bits[h * words + w] = res[w]
+    chain[h] = ctl[TAIL]
+    ctl[CHAIN] = h + 1
+    b[EXCL_AT * n + c], b[EXCL_DEPTH * n + c] = level, d
+    ctl[DEPTH] += 1
+    return True
+
+
+@jit
+def _restore(b, ctl, exclusions, ex_base):
+    """Undoes the exclusions made since `ex_base`, latest first."""
+    n, deepest = ctl[BUFFERS], ctl[DEEPEST]
     for e in range(ctl[EXCLUSIONS] - 1, ex_base - 1, -1):
         c = exclusions[EXCLUDED * deepest + e]
         b[EXCL_AT * n + c] = exclusions[BEFORE_AT * deepest + e]
         b[EXCL_DEPTH * n + c] = exclusions[BEFORE_DEPTH * deepest + e]
     ctl[DEPTH] -= ctl[EXCLUSIONS] - ex_base
     ctl[EXCLUSIONS] = ex_base
-    if outcome == FAILED:
-        for h in range(ctl[CHAIN] - 1, chain_base - 1, -1):
-            d = exclusions[CHAIN_DEPTH * deepest + h]
-            if _has(res, ctl, d):
-                if ctl[BACKJUMP]:
-                    for w in range(words):
-                        res[w] |= bits[h * words + w]
-                    ctl[TAIL] |= chain[h]
-                    _drop(res, d)
-                else:
-                    everything(res, ctl)
-    ctl[CHAIN] = chain_base
-    return outcome
+
+
+@jit
+def _blame_exclusions(ctl, exclusions, chain, bits, res, chain_base):
+    """A failed node's conflict: an exclusion made since `chain_base` that is blamed is replaced by the reasons its
+    placement failed (with backjumping; else every decision is blamed)."""
+    deepest, words = ctl[DEEPEST], len(res)
+    for h in range(ctl[CHAIN] - 1, chain_base - 1, -1):
+        d = exclusions[CHAIN_DEPTH * deepest + h]
+        if _has(res, ctl, d):
+            if ctl[BACKJUMP]:
+                for w in range(words):
+                    res[w] |= bits[h * words + w]
+                ctl[TAIL] |= chain[h]
+                _drop(res, d)
+            else:
+                everything(res, ctl)

@@ -75,13 +75,61 @@ def _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, o
     ctl[0] += 1
     if ctl[0] > ctl[1]:
         return STOPPED
+    height, valley, end, any_open = _valleys(sky, unplaced)
+    if not any_open:
+        return FOUND
+    if not _candidates_everywhere(first, last, size, capacity, sky, unplaced, placed):
+        return FAILED
+    viable, tiles = _viable(first, last, size, by_first, capacity, sky, unplaced, placed, valley, end)
+    if not tiles:
+        return FAILED
+    pick = _pick(first, last, capacity, sky, unplaced, valley, viable)
+    a = valley[pick]
+    b = end[a]
+    h = sky[pick]
+    for q in range(order.shape[0]):
+        i = order[q]
+        if not viable[i] or first[i] > pick or last[i] <= pick:
+            continue
+        placed[i], offsets[i] = 1, h
+        ctl[2] += 1
+        ctl[3] = max(ctl[3], ctl[2])
+        for t in range(first[i], last[i]):
+            sky[t] += size[i]
+            unplaced[t] -= size[i]
+        outcome = _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, offsets, ctl)
+        for t in range(first[i], last[i]):
+            sky[t] -= size[i]
+            unplaced[t] += size[i]
+        placed[i] = 0
+        ctl[2] -= 1
+        if outcome != FAILED:
+            return outcome
+    # Nothing at this height here: raise the valley to its lower side, where every section has the room.
+    left = height[a - 1] if a > 0 else _BIG
+    right = height[b] if b < sky.shape[0] else _BIG
+    side = min(left, right, capacity)
+    for t in range(a, b):
+        if side + unplaced[t] > capacity:
+            return FAILED
+    for t in range(a, b):
+        sky[t] = side
+    outcome = _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, offsets, ctl)
+    for t in range(a, b):
+        sky[t] = h
+    return outcome
+
+
+@njit(cache=True)
+def _valleys(sky, unplaced):
+    """Each section's height (a section with nothing unplaced is a wall, of height `_BIG`), each section's valley
+    (its first section) or -1, each valley's end at its first section, and whether any section is open."""
     m = sky.shape[0]
-    # Each section's valley (its first section) or -1; a section with nothing unplaced is a wall.
     height = np.empty(m, dtype=np.int64)
     for t in range(m):
         height[t] = sky[t] if unplaced[t] > 0 else _BIG
     valley = np.full(m, -1, dtype=np.int64)
-    end = np.zeros(m, dtype=np.int64)  # a valley's end, at its first section
+    end = np.zeros(m, dtype=np.int64)
     any_open = False
     a = 0
     while a < m:
@@ -97,29 +145,39 @@ def _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, o
                     valley[t] = a
                 end[a] = b
         a = b
-    if not any_open:
-        return FOUND
-    # Candidates: the unplaced buffers that would sit at the height of the sections they cover (the highest of
-    # their life), counted at each such section; those of a valley are its candidates.
-    count = np.zeros(m, dtype=np.int64)
+    return height, valley, end, any_open
+
+
+@njit(cache=True)
+def _candidates_everywhere(first, last, size, capacity, sky, unplaced, placed):
+    """Whether every unplaced buffer fits above the skyline (it only rises) and every section without slack has a
+    candidate: an unplaced buffer that would sit at its height (the highest of the buffer's life)."""
+    count = np.zeros(sky.shape[0], dtype=np.int64)
     for i in range(first.shape[0]):
         if placed[i]:
             continue
         top = 0
         for t in range(first[i], last[i]):
             top = max(top, sky[t])
-        if top + size[i] > capacity:  # the skyline only rises: it will never fit
-            return FAILED
+        if top + size[i] > capacity:
+            return False
         for t in range(first[i], last[i]):
             if sky[t] == top:
                 count[t] += 1
-    # A section without slack needs a buffer at its height: none there, no placement below this node.
-    for t in range(m):
+    for t in range(sky.shape[0]):
         if unplaced[t] > 0 and count[t] == 0 and sky[t] + unplaced[t] == capacity:
-            return FAILED
-    # A valley's candidates sit at its height side by side, so their lives must tile it, but for sections with
-    # slack (left empty): a candidate is viable when the tiling reaches its start from the valley's start and its
-    # end reaches the valley's end. A valley without such a tiling fails the node.
+            return False
+    return True
+
+
+@njit(cache=True)
+def _viable(first, last, size, by_first, capacity, sky, unplaced, placed, valley, end):
+    """The viable candidates (1 each) of every valley, and whether every valley's candidates tile it.
+
+    A valley's candidates sit at its height side by side, so their lives must tile it, but for sections with slack
+    (left empty): a candidate is viable when the tiling reaches its start from the valley's start (a pass forward)
+    and its end reaches the valley's end (a pass back)."""
+    m = sky.shape[0]
     viable = np.zeros(first.shape[0], dtype=np.int64)
     for i in range(first.shape[0]):
         v = valley[first[i]]
@@ -150,7 +208,7 @@ def _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, o
     for t in range(m - 1, -1, -1):
         v = valley[t]
         if v >= 0 and not done[v]:
-            return FAILED
+            return viable, False
         while p >= 0 and first[by_first[p]] == t:
             i = by_first[p]
             p -= 1
@@ -161,11 +219,15 @@ def _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, o
                     viable[i] = 0
         if v >= 0 and sky[t] + unplaced[t] < capacity and (t + 1 == end[v] or back[t + 1]):
             back[t] = 1
-    # The valley section with the fewest viable candidates, those without slack first (they need one); ties: the
-    # lowest, then the earliest.
-    for t in range(m):
-        if valley[t] >= 0:
-            count[t] = 0
+    return viable, True
+
+
+@njit(cache=True)
+def _pick(first, last, capacity, sky, unplaced, valley, viable):
+    """The valley section to branch at: the fewest viable candidates, those without slack first (they need one);
+    ties: the lowest, then the earliest."""
+    m = sky.shape[0]
+    count = np.zeros(m, dtype=np.int64)
     for i in range(first.shape[0]):
         if viable[i]:
             for t in range(first[i], last[i]):
@@ -181,37 +243,4 @@ def _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, o
             or (slack == pick_slack and (count[t] < count[pick] or (count[t] == count[pick] and sky[t] < sky[pick])))
         ):
             pick, pick_slack = t, slack
-    a = valley[pick]
-    b = end[a]
-    h = sky[pick]
-    for q in range(order.shape[0]):
-        i = order[q]
-        if not viable[i] or first[i] > pick or last[i] <= pick:
-            continue
-        placed[i], offsets[i] = 1, h
-        ctl[2] += 1
-        ctl[3] = max(ctl[3], ctl[2])
-        for t in range(first[i], last[i]):
-            sky[t] += size[i]
-            unplaced[t] -= size[i]
-        outcome = _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, offsets, ctl)
-        for t in range(first[i], last[i]):
-            sky[t] -= size[i]
-            unplaced[t] += size[i]
-        placed[i] = 0
-        ctl[2] -= 1
-        if outcome != FAILED:
-            return outcome
-    # Nothing at this height here: raise the valley to its lower side, where every section has the room.
-    left = height[a - 1] if a > 0 else _BIG
-    right = height[b] if b < m else _BIG
-    side = min(left, right, capacity)
-    for t in range(a, b):
-        if side + unplaced[t] > capacity:
-            return FAILED
-    for t in range(a, b):
-        sky[t] = side
-    outcome = _node(first, last, size, order, by_first, capacity, sky, unplaced, placed, offsets, ctl)
-    for t in range(a, b):
-        sky[t] = h
-    return outcome
+    return pick

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.arg_spec import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from lanearena.cli.io import write_output
 from lanearena.errors import UserError
+from lanearena.files import write_output
 from lanearena.tools import read_stdin_for_dash
 from lanearena.tools.diagnose import LocatedDiagnostic, error_line, error_lines, parse_located, verify_located
 

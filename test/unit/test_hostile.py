@@ -23,8 +23,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import api, options
 from lanearena.cli import main
-from lanearena.cli.io import write_output
 from lanearena.errors import UserError
+from lanearena.files import write_output
 from lanearena.frontend import StepBuilder, decoder_step
 from lanearena.frontend import load as load_config
 from lanearena.lowering import cuda
@@ -34,7 +34,8 @@ from lanearena.lowering.emit import emit
 from lanearena.lowering.kernels import moe, ptx
 from lanearena.lowering.runtime import load, random_feeds
 from lanearena.lowering.target import lower_module
-from lanearena.passes.place import LaneArenaPlace
+from lanearena.options import PlaceOptions
+from lanearena.passes.arena_place import LaneArenaPlace
 from lanearena.passes.verify import LaneArenaVerify
 
 FUZZ = settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -68,7 +69,7 @@ def _printed(module) -> str:
 
 def _runs(module, x_name: str, y_name: str) -> None:
     """Places, lowers, imports and runs `module` on the numpy runtime, and checks its one result."""
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     source = placed(module).source()
     assert source.isascii()
     x = np.linspace(-1, 1, 64, dtype=np.float32)
@@ -100,7 +101,7 @@ def test_a_docstring_breakout_runs_nothing():
 
 def test_non_ascii_names_round_trip():
     """The printer writes a non-ASCII name as UTF-8 byte escapes; the parser takes them back."""
-    text = _printed(api.place(_step("é", "ü", "a😀", "y"), "greedy"))
+    text = _printed(api.place(_step("é", "ü", "a😀", "y"), PlaceOptions("greedy")))
     assert "\\C3\\A9" in text
     ((step, _),) = api.placed_steps(api.parse(text))
     assert step.name == "é" and list(step.tensors) == ["ü", "a😀", "y"]
@@ -123,7 +124,7 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
 
 def test_offsets_past_2_to_the_40_stay_in_their_buffer():
     """The symbolic addresses once packed buffer k at (k + 1) << 40: an arena offset of 2^40 became buffer 1's."""
-    module = api.place(_step("s", "x", "a", "y"), "greedy")
+    module = api.place(_step("s", "x", "a", "y"), PlaceOptions("greedy"))
     p = placed(module)
     plan = p.plan
     far = 1 << 40
@@ -143,7 +144,7 @@ def test_an_output_that_is_an_untouched_input_is_returned(tmp_path):
   lane.binary %w, %w -> %y op("add")
   lane.output %x, %y : !lane.tensor<64xf32>, !lane.tensor<64xf32>
 }"""
-    module = api.place(api.parse(text), "greedy")
+    module = api.place(api.parse(text), PlaceOptions("greedy"))
     x, w = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
     out = load(placed(module).source()).run(NumpyDevice(), {"x": x, "w": w})
     assert sorted(out) == ["x", "y"]
@@ -200,7 +201,7 @@ def _weighted(numerics: str):
 @pytest.mark.parametrize("align", [16, 32, 64, 128, 256, 1024])
 @pytest.mark.parametrize("qblock", options.QBLOCKS)
 def test_each_supported_align_and_qblock_places_and_runs(numerics, align, qblock):
-    module = api.place(_weighted(numerics), "greedy", align=align, qblock=qblock)
+    module = api.place(_weighted(numerics), PlaceOptions("greedy", align=align, qblock=qblock))
     api.verify(module, qblock=qblock)
     p = placed(module, qblock)
     assert p.plan.align == align
@@ -228,6 +229,37 @@ def test_bad_pass_options_are_refused(option, message):
         _pipeline(f"lane-arena-place{{{option}}}").apply(api.context(), module)
 
 
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"algorithm": "nope"}, "unknown algorithm 'nope' (one of best, greedy, best-fit, portfolio)"),
+        ({"align": 48}, "align must be a power of two from 16 (bytes), not 48"),
+        ({"qblock": 64}, "qblock must be a block size the kernels are built for (32), not 64"),
+        ({"time_limit": float("nan")}, "time_limit must be a positive number of seconds, not nan"),
+        ({"work": -1}, "work must be a whole number >= 0, not -1"),
+    ],
+)
+def test_place_options_are_refused_when_made(fields, message):
+    """The API's options value is checked where it is made, naming the option, before any step is read."""
+    with pytest.raises(options.OptionError, match=re.escape(message)):
+        PlaceOptions(**fields)
+
+
+def test_the_flags_make_the_place_options_the_pass_options_make():
+    """`lanearena place`'s flags and `lane-arena-place{...}` give the same value (an int time limit as seconds)."""
+    from lanearena.cli import parser
+    from lanearena.cli.budget import placing
+
+    argv = ["place", "s.mlir", "--algorithm", "greedy", "--work", "7", "--time-limit", "2"]
+    from_flags = placing(parser("place").parse_args(argv))
+    (from_pass,) = _pipeline("lane-arena-place{algorithm=greedy work=7 time_limit=2}").passes
+    assert isinstance(from_pass, LaneArenaPlace)
+    assert from_flags == PlaceOptions(
+        from_pass.algorithm, from_pass.align, from_pass.qblock, from_pass.time_limit, from_pass.work
+    )
+    assert from_flags.time_limit == 2.0 and isinstance(from_flags.time_limit, float)
+
+
 def _pipeline(spec: str) -> PassPipeline:
     """The passes `spec` names, with their options parsed as `xdsl-opt -p` parses them."""
     passes = {"lane-arena-place": lambda: LaneArenaPlace, "lane-arena-verify": lambda: LaneArenaVerify}
@@ -242,7 +274,7 @@ def test_an_int_time_limit_is_taken():
 
 
 def test_verify_and_lowering_refuse_an_unsupported_qblock():
-    module = api.place(_step("s", "x", "a", "y"), "greedy")
+    module = api.place(_step("s", "x", "a", "y"), PlaceOptions("greedy"))
     with pytest.raises(UserError, match="qblock must be a block size"):
         api.verify(module, qblock=64)
     with pytest.raises(UserError, match="qblock must be a block size"):
@@ -250,7 +282,7 @@ def test_verify_and_lowering_refuse_an_unsupported_qblock():
 
 
 def test_a_hand_written_unaligned_arena_is_refused_by_the_lowering(tmp_path, capsys):
-    placed = _printed(api.place(_step("s", "x", "a", "y"), "greedy")).replace("align(256)", "align(8)")
+    placed = _printed(api.place(_step("s", "x", "a", "y"), PlaceOptions("greedy"))).replace("align(256)", "align(8)")
     code, err = _cli(capsys, "compile", _file(tmp_path, placed), "-o", str(tmp_path / "s.py"))
     assert code == 2 and "arena.alloc's align must be a power of two from 16" in err
 
@@ -334,7 +366,7 @@ def _argmax_step(rows: int, v: int):
     out = b.tensor("out", rows, "i32")
     b.launch("argmax", [logits], [out])
     b.output(out)
-    return api.place(b.module(), "greedy")
+    return api.place(b.module(), PlaceOptions("greedy"))
 
 
 @pytest.mark.parametrize(
@@ -361,7 +393,7 @@ def test_arg_max_twin_on_nan_and_inf(fill):
 def test_router_of_non_finite_logits_picks_experts_in_range(router):
     """A mixture whose router weights make every logit NaN or infinite still routes each row to real experts."""
     config = dataclasses.replace(load_config("tiny-moe", []), layers=1)
-    module = api.place(decoder_step(config), "greedy")
+    module = api.place(decoder_step(config), PlaceOptions("greedy"))
     p = placed(module)
     feeds = random_feeds(p.step, 0)
     for name in feeds:

@@ -22,6 +22,7 @@ from lanearena.cli import main
 from lanearena.errors import UserError
 from lanearena.frontend.configs import CONFIGS
 from lanearena.frontend.decoder import decoder_step
+from lanearena.options import PlaceOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,7 +125,7 @@ def sources() -> tuple[tuple[str, str, bool], ...]:
     for name in ("tiny", "tiny-moe"):
         module = decoder_step(CONFIGS[name])
         out.append((name, _text(module), True))
-        out.append((f"{name}-placed", _text(api.place(module, "greedy")), True))
+        out.append((f"{name}-placed", _text(api.place(module, PlaceOptions("greedy"))), True))
     out += [(f"{name}-generic", _generic(api.parse(text)), False) for name, text, _ in list(out)]
     return tuple(out)
 

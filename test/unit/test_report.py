@@ -11,14 +11,14 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import lanearena.cli
-from lanearena import report
+from lanearena import arena_report
 from lanearena.analysis.check import check
 from lanearena.analysis.plan import ArenaPlan, Counter, OwnArray, PlacedArray, PlacedScratch
+from lanearena.arena_report import Peak, Rect
 from lanearena.cli.build import mlir_text
 from lanearena.frontend.builder import StepBuilder
 from lanearena.model import Form, Scratch
 from lanearena.passes.convert import place_step, step_of, steps
-from lanearena.report import Peak, Rect
 
 
 @pytest.fixture(autouse=True)
@@ -69,28 +69,28 @@ def test_the_example_plan_is_safe():
 
 def test_rectangles_follow_the_plan():
     _, step, _, plan = _example()
-    assert report.rects(plan) == [
+    assert arena_report.rects(plan) == [
         Rect("a", "plain", 0, 3, 0, 1024),
         Rect("a", "quant", 0, 2, 1024, 512),
         Rect("c", "plain", 1, 3, 1536, 4096),
         Rect("t", "scratch", 0, 1, 1536, 2048, launch=0),
     ]
-    assert [r.label(step) for r in report.rects(plan)] == ["a", "a (quant)", "c", "t (#0 k0)"]
+    assert [r.label(step) for r in arena_report.rects(plan)] == ["a", "a (quant)", "c", "t (#0 k0)"]
 
 
 def test_table_numbers_follow_the_plan():
     _, step, _, plan = _example()
-    assert report.live_bytes(step, plan) == [1024 + 512 + 2048, 1024 + 512 + 4096, 1024 + 4096]
-    assert report.peak(step, plan) == Peak(1, "k1", 5632, 3)
-    assert [(r.name, r.kind) for r in report.largest(plan)] == [
+    assert arena_report.live_bytes(step, plan) == [1024 + 512 + 2048, 1024 + 512 + 4096, 1024 + 4096]
+    assert arena_report.peak(step, plan) == Peak(1, "k1", 5632, 3)
+    assert [(r.name, r.kind) for r in arena_report.largest(plan)] == [
         ("c", "plain"),
         ("t", "scratch"),
         ("a", "plain"),
         ("a", "quant"),
     ]
-    assert report.no_reuse_bytes(plan) == 1024 + 512 + 4096 + 2048
-    assert report.own_by_reason(plan) == {"input": (1, 1024), "output": (1, 1024)}
-    text = report.table(step, plan)
+    assert arena_report.no_reuse_bytes(plan) == 1024 + 512 + 4096 + 2048
+    assert arena_report.own_by_reason(plan) == {"input": (1, 1024), "output": (1, 1024)}
+    text = arena_report.table(step, plan)
     assert "  arena              5,632 B    5.50 KiB  ratio 1.000 to the lower bound\n" in text
     assert "  no reuse           7,680 B    7.50 KiB  sum of the 4 placed items\n" in text
     assert "  peak        launch 1 (k1): 5,632 B (5.50 KiB) live in 3 items\n" in text
@@ -107,7 +107,7 @@ def test_table_numbers_follow_the_plan():
 
 
 def test_sizes_take_the_unit_that_fits():
-    assert [report.size(n) for n in (0, 1023, 1024, 3 << 19, 5 << 30)] == [
+    assert [arena_report.size(n) for n in (0, 1023, 1024, 3 << 19, 5 << 30)] == [
         "0 B",
         "1023 B",
         "1.00 KiB",
@@ -117,15 +117,17 @@ def test_sizes_take_the_unit_that_fits():
 
 
 def test_crowded_steps_label_only_the_largest():
-    crowded = ArenaPlan(1 << 20, scratch=[PlacedScratch(i, "t", 0, 256 * (i + 1)) for i in range(report.CROWDED + 1)])
-    candidates, wanted = report.to_label(crowded)
-    assert wanted == report.FEW and candidates[0].launch == report.CROWDED
+    crowded = ArenaPlan(
+        1 << 20, scratch=[PlacedScratch(i, "t", 0, 256 * (i + 1)) for i in range(arena_report.CROWDED + 1)]
+    )
+    candidates, wanted = arena_report.to_label(crowded)
+    assert wanted == arena_report.FEW and candidates[0].launch == arena_report.CROWDED
     _, _, _, plan = _example()
-    assert report.to_label(plan)[1] == 4
+    assert arena_report.to_label(plan)[1] == 4
 
 
 def test_the_plain_logic_needs_no_matplotlib():
-    code = "import sys, lanearena.report; assert 'matplotlib' not in sys.modules"
+    code = "import sys, lanearena.arena_report; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -146,7 +148,7 @@ def _placed_file(tmp_path):
 def test_prints_the_table_of_a_placed_file(tmp_path, capsys):
     _, step, _, plan = _example()
     code, out, err = _report(capsys, str(_placed_file(tmp_path)))
-    assert (code, out, err) == (0, report.table(step, plan), "")
+    assert (code, out, err) == (0, arena_report.table(step, plan), "")
 
 
 def test_writes_an_svg_with_a_rectangle_per_item(tmp_path, capsys):
@@ -199,10 +201,10 @@ def test_a_missing_file_fails_with_one_line(tmp_path, capsys):
 
 def test_a_window_of_launches_lists_each_launch_and_the_items_live_in_it():
     _, step, _, plan = _example()
-    window = report.window_of(step, 1, 3)
+    window = arena_report.window_of(step, 1, 3)
     assert window == range(1, 3)
-    text = report.table(step, plan, window)
-    assert text.startswith(report.table(step, plan).split("\n\n")[0])  # the whole step's figures first
+    text = arena_report.table(step, plan, window)
+    assert text.startswith(arena_report.table(step, plan).split("\n\n")[0])  # the whole step's figures first
     live = text.split("largest placed items live in launches 1-2\n")[1].split("\n\n")[0].splitlines()[1:]
     assert [row.split()[:2] for row in live] == [["c", "plain"], ["a", "plain"], ["a", "quant"]]  # not t: launch 0
     rows = text.split("  launches 1-2\n")[1].splitlines()[1:]
@@ -218,7 +220,7 @@ def test_a_window_of_launches_lists_each_launch_and_the_items_live_in_it():
 )
 def test_a_window_takes_a_slices_bounds(start, stop, window):
     _, step, _, _ = _example()
-    assert report.window_of(step, start, stop) == window
+    assert arena_report.window_of(step, start, stop) == window
 
 
 @pytest.mark.parametrize(
@@ -232,7 +234,7 @@ def test_a_window_takes_a_slices_bounds(start, stop, window):
 def test_a_window_outside_the_step_says_why(start, stop, message):
     _, step, _, _ = _example()
     with pytest.raises(ValueError, match=re.escape(message)):
-        report.window_of(step, start, stop)
+        arena_report.window_of(step, start, stop)
 
 
 @pytest.mark.parametrize(
@@ -241,7 +243,7 @@ def test_a_window_outside_the_step_says_why(start, stop, message):
 def test_the_command_prints_the_window_it_is_given(tmp_path, capsys, text, window):
     _, step, _, plan = _example()
     code, out, err = _report(capsys, str(_placed_file(tmp_path)), "--launches", text)
-    assert (code, out, err) == (0, report.table(step, plan, window), "")
+    assert (code, out, err) == (0, arena_report.table(step, plan, window), "")
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,9 @@
 by arm in `seed_scratch` (which imports nothing from the package), over many shapes and every numerics.
 
 The package's scratch is read only through its stable paths: a launch built as plain data (`model.Launch`, its
-kind, operands and parameters), turned into IR (`frontend.from_model`) and back (`passes.convert.step_of`), whose
+kind, operands and parameters), turned into IR (`support.from_model`) and back (`passes.convert.step_of`), whose
 `Launch.scratch` is what the placement sees. The helpers the seed does not show are the port's own; a test holds
-them to the package's `seedhelpers`."""
+them to the package's `kernel_shapes`."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lanearena import seedhelpers
-from lanearena.frontend.from_model import module_of
+from lanearena import kernel_shapes
 from lanearena.model import QBLOCK, Form, Launch, Numerics, Role, Step, Tensor, Touch, Write
 from lanearena.passes.convert import step_of, steps
 
 from .support import seed_scratch as port
+from .support.from_model import module_of
 from .support.reference_step import OPERANDS
 from .support.seed_scratch import ARMS_SEEN, expected
 
@@ -218,7 +218,30 @@ PRODUCTS += ("norm_gemv", "norm_gemv_bias", "norm_glu", "gemv_add", "gemv_add_no
 """The kinds `products` draws."""
 
 
+@st.composite
+def fused_attentions(draw, kind: str):
+    """A decode row's attention group in one launch (the seed shows no chunk's), its q/k-norms' gains where the kind
+    norms."""
+    kv, group, hd = draw(st.integers(1, 8)), draw(st.integers(1, 8)), 2 * draw(st.integers(1, 64))
+    heads, length = kv * group, draw(st.integers(1, 4096))
+    t = {
+        "q": T("q", heads * hd),
+        "k": T("k", kv * hd),
+        "v": T("v", kv * hd),
+        "pos": T("pos", 1, elem="i32"),
+        "k_cache": T("kc", length, kv * hd, role=Role.STATE),
+        "v_cache": T("vc", length, kv * hd, role=Role.STATE),
+        "out": T("out", heads * hd),
+    }
+    if kind == "norm_rope_attention":
+        t |= {"q_gain": W("qg", hd), "k_gain": W("kg", hd)}
+    p = {"heads": heads, "kv_heads": kv, "splits": draw(st.sampled_from([1, 2, 3, 8, 16, 64]))}
+    return t, p
+
+
 def launches(kind: str):
+    if kind.endswith("rope_attention"):
+        return fused_attentions(kind)
     if kind in PRODUCTS:
         return products(kind)
     if kind.startswith("attention"):
@@ -372,16 +395,16 @@ def test_a_quantized_split_product_is_ours_and_its_counter_counts_tiles():
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 5000), st.integers(1, 64), st.integers(1, 512), st.sampled_from(NUMERICS))
 def test_the_helpers_the_seed_does_not_show_are_the_packages(n, heads, d, numerics):
-    """The port's own helpers (from the seed's comments and docs/placement.md) against the package's `seedhelpers`."""
+    """The port's own helpers (from the seed's comments and docs/placement.md) against the package's `kernel_shapes`."""
     constants = ("DELTA_CHUNK", "GEMM_TILE_N", "GEMM_ROWS", "ARGMAX_BLOCK")
-    assert [getattr(port, c) for c in constants] == [getattr(seedhelpers, c) for c in constants]
-    assert port.delta_chunk_scratch(n, heads, d) == seedhelpers.delta_chunk_scratch(n, heads, d)
-    assert port.attn_i8_scratch(n, heads, d, d + 2) == seedhelpers.attn_i8_scratch(n, heads, d, d + 2)
-    assert port.argmax_blocks(n) == seedhelpers.argmax_blocks(n)
-    assert port.gemm_rows(n) == seedhelpers.gemm_rows(n, numerics)
-    assert port.gemm_tiles_wide(n) == seedhelpers.gemm_tiles_wide(n)
-    assert port.delta_in_chunks(n) == seedhelpers.delta_in_chunks(n)
-    assert port.multiplies_in_tiles(numerics) == seedhelpers.multiplies_in_tiles(numerics)
-    assert port.attends_in_tiles() == seedhelpers.attends_in_tiles()
+    assert [getattr(port, c) for c in constants] == [getattr(kernel_shapes, c) for c in constants]
+    assert port.delta_chunk_scratch(n, heads, d) == kernel_shapes.delta_chunk_scratch(n, heads, d)
+    assert port.attn_i8_scratch(n, heads, d, d + 2) == kernel_shapes.attn_i8_scratch(n, heads, d, d + 2)
+    assert port.argmax_blocks(n) == kernel_shapes.argmax_blocks(n)
+    assert port.gemm_rows(n) == kernel_shapes.gemm_rows(n, numerics)
+    assert port.gemm_tiles_wide(n) == kernel_shapes.gemm_tiles_wide(n)
+    assert port.delta_in_chunks(n) == kernel_shapes.delta_in_chunks(n)
+    assert port.multiplies_in_tiles(numerics) == kernel_shapes.multiplies_in_tiles(numerics)
+    assert port.attends_in_tiles() == kernel_shapes.attends_in_tiles()
     nbytes, elem = port.accumulator(numerics)
-    assert (nbytes, TYPES[elem]) == seedhelpers.accumulator(numerics)
+    assert (nbytes, TYPES[elem]) == kernel_shapes.accumulator(numerics)

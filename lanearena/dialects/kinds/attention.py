@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, operand_def
 
-from lanearena import seedhelpers as seed
+from lanearena import kernel_shapes
 from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.base import step_numerics
 from lanearena.dialects.kernel import KernelOp, arg, count, option, param, signature
@@ -108,11 +108,11 @@ class AttentionOp(_Attention):
         """Split, a head a block: each chunk's maximum, sum and weighed values, and each head's count of chunks
         arrived (none in tiles)."""
         heads, splits = self.heads.value.data, self.splits.value.data
-        if splits <= 1 or seed.attends_in_tiles():
+        if splits <= 1 or kernel_shapes.attends_in_tiles():
             return []
         hd = self.head_size()
         rows = self.length("q") // (heads * hd)
-        acc, elem = seed.accumulator(numerics)
+        acc, elem = kernel_shapes.accumulator(numerics)
         return [buffer("ap", elem, rows * heads * splits * (hd + 2) * acc), counter("ac", rows * heads * 4)]
 
 
@@ -147,7 +147,7 @@ class AttentionI8x2Op(_Attention):
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """Every key and value row of the cache, its high and low words, and each row's two scales."""
         hd = self.head_size()
-        k, v, sc = seed.attn_i8_scratch(self.dims("k_cache")[0], self.kv_heads.value.data, hd, hd)
+        k, v, sc = kernel_shapes.attn_i8_scratch(self.dims("k_cache")[0], self.kv_heads.value.data, hd, hd)
         return [buffer("ak", "i8", k), buffer("aw", "i8", v), buffer("as", "f32", sc)]
 
 

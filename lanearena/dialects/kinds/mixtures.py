@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
-from lanearena import seedhelpers as seed
+from lanearena import kernel_shapes
 from lanearena.dialects.attrs import GatesAttr, GatesKind, TensorType
 from lanearena.dialects.base import step_numerics
 from lanearena.dialects.kernel import (
@@ -111,7 +111,7 @@ class _Mixture(KernelOp):
             ]
             return v + (quantized(("hq", "hl", "hs"), hidden, numerics) if quant else [])
         choices = rows * k
-        acc, elem = seed.accumulator(numerics)
+        acc, elem = kernel_shapes.accumulator(numerics)
         tc, paired = self.tc is not None, self.paired is not None
         v = [
             buffer("i", "i32", choices * 4),

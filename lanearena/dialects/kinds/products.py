@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def
 
-from lanearena import seedhelpers as seed
+from lanearena import kernel_shapes
 from lanearena.dialects.attrs import PartAttr, TensorType
 from lanearena.dialects.kernel import (
     KernelOp,
@@ -70,8 +70,8 @@ def split_scratch(op: KernelOp, w: str, split: int, numerics: Numerics, tags: tu
     parts, counts = tags
     n, k = op.dims(w)[0], op.dims(w)[-1]
     rows = op.length("x") // k
-    tiles = cdiv(n, seed.F32_TILE) * cdiv(rows, seed.F32_TILE)
-    if copies == 1 and seed.multiplies_in_tiles(numerics):
+    tiles = cdiv(n, kernel_shapes.F32_TILE) * cdiv(rows, kernel_shapes.F32_TILE)
+    if copies == 1 and kernel_shapes.multiplies_in_tiles(numerics):
         return [buffer(parts, "f32", tiles * split * 256 * 16 * 4), counter(counts, tiles * 4)]
     if copies == 1:
         return [buffer(parts, "f32", split * rows * n * 4), counter(counts, tiles * 4)]
@@ -198,7 +198,7 @@ def _check_tiles(op: KernelOp, w: str, gated: bool, split: int, whole: int) -> N
     """A projection on the tensor cores: `whole` leaves some of its tiles to cut in `split` parts."""
     n, k = op.dims(w)
     m = op.length("x") // k
-    tiles = seed.gemm_tiles_wide(2 * n if gated else n) * cdiv(m, seed.gemm_rows(m, Numerics.F32))
+    tiles = kernel_shapes.gemm_tiles_wide(2 * n if gated else n) * cdiv(m, kernel_shapes.gemm_rows(m, Numerics.F32))
     if split > 1 and whole >= tiles:
         raise op.fail(f"whole {whole} leaves none of its {tiles} tiles to cut in {split} parts")
 
@@ -210,10 +210,10 @@ def tile_scratch(op: KernelOp, w: str, gated: bool, split: int, whole: int, nume
     n, k = op.dims(w)
     m = op.length("x") // k
     if split > 1:
-        rows = seed.gemm_rows(m, numerics)
-        tiles = seed.gemm_tiles_wide(2 * n if gated else n) * cdiv(m, rows)
+        rows = kernel_shapes.gemm_rows(m, numerics)
+        tiles = kernel_shapes.gemm_tiles_wide(2 * n if gated else n) * cdiv(m, rows)
         cut = max(tiles - whole, 0)
-        return [buffer("tp", "f32", cut * split * rows * seed.GEMM_TILE_N * 4), counter("tc", cut * 4)]
+        return [buffer("tp", "f32", cut * split * rows * kernel_shapes.GEMM_TILE_N * 4), counter("tc", cut * 4)]
     if gated and m > 1:
         return [buffer("mg", "f32", m * n * 4), buffer("mu", "f32", m * n * 4)]
     return []

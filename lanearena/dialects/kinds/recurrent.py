@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, operand_def
 
-from lanearena import seedhelpers as seed
+from lanearena import kernel_shapes
 from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.kernel import KernelOp, arg, arg_written, count, option, param, real, signature, written_forms
 from lanearena.dialects.kinds.common import buffer, cdiv, counter
@@ -110,8 +110,8 @@ class DeltaOp(KernelOp):
         last to norm the head (one sequence)."""
         rows, hv, d = self.shape()
         seqs = 1
-        if seed.delta_in_chunks(rows):
-            kg, qg, tb, sc, dec = seed.delta_chunk_scratch(cdiv(rows, seed.DELTA_CHUNK), hv, d)
+        if kernel_shapes.delta_in_chunks(rows):
+            kg, qg, tb, sc, dec = kernel_shapes.delta_chunk_scratch(cdiv(rows, kernel_shapes.DELTA_CHUNK), hv, d)
             return [
                 buffer("o", "f32", rows * hv * d * 4),
                 buffer("dk", "f32", kg * 4),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 
-from lanearena import seedhelpers as seed
+from lanearena import kernel_shapes
 from lanearena.dialects.attrs import BinaryAttr, BinaryKind, ScalingAttr, ScalingKind, TensorType
 from lanearena.dialects.kernel import (
     KernelOp,
@@ -51,6 +52,27 @@ def check_length(op: KernelOp, name: str, want: int, why: str) -> None:
     """Operand `name` holds `want` values, as `why` makes them."""
     if op.length(name) != want:
         raise op.fail(f"{name} '{op.tensor(name).tensor_name}' holds {op.length(name)} values, but {why} make {want}")
+
+
+def check_scaling(op: KernelOp, turned: int) -> None:
+    """The rotation parameters a scaling reads (of a kind with a rope's `scaling`, `factor`, `low_freq`,
+    `high_freq` and `original`): a factor of at least 1, the original length where it is measured against, the
+    llama3 band's edges in order, and more than one pair turned (`turned` values) where the base grows."""
+    scaling, factor = op.properties["scaling"], op.properties["factor"]
+    assert isinstance(scaling, ScalingAttr) and isinstance(factor, FloatAttr)  # the kind's typed properties
+    how, f = scaling.data, factor.value.data
+    if how is ScalingKind.DEFAULT:
+        return
+    low, high, original = (op.properties[n] for n in ("low_freq", "high_freq", "original"))
+    assert isinstance(low, FloatAttr) and isinstance(high, FloatAttr) and isinstance(original, IntegerAttr)
+    if f < 1:
+        raise op.fail(f"scaling {how.value} takes a factor of at least 1, not {f}")
+    if how in (ScalingKind.DYNAMIC, ScalingKind.LLAMA3) and not original.value.data:
+        raise op.fail(f"scaling {how.value} needs the original length the model was trained at (original)")
+    if how is ScalingKind.LLAMA3 and not low.value.data < high.value.data:
+        raise op.fail(f"llama3 scaling takes low_freq {low.value.data} under high_freq {high.value.data}")
+    if how is ScalingKind.DYNAMIC and turned <= 2:
+        raise op.fail(f"dynamic scaling grows the base by a power of d / (d - 2): {turned} values turned")
 
 
 @irdl_op_definition
@@ -160,24 +182,7 @@ class RopeOp(KernelOp):
         rotary, hd = self.rotary.value.data, n // (rows * heads)
         if rotary % 2 or rotary > hd:
             raise self.fail(f"rotary {rotary} is not an even count of at most a head's {hd} values")
-        self._verify_scaling(rotary or hd)
-
-    def _verify_scaling(self, turned: int) -> None:
-        """The parameters the scaling reads: a factor of at least 1, the original length where it is measured
-        against, the llama3 band's edges in order, and more than one pair turned where the base grows."""
-        scaling, factor = self.scaling.data, self.factor.value.data
-        if scaling is ScalingKind.DEFAULT:
-            return
-        if factor < 1:
-            raise self.fail(f"scaling {scaling.value} takes a factor of at least 1, not {factor}")
-        if scaling in (ScalingKind.DYNAMIC, ScalingKind.LLAMA3) and not self.original.value.data:
-            raise self.fail(f"scaling {scaling.value} needs the original length the model was trained at (original)")
-        if scaling is ScalingKind.LLAMA3 and not self.low_freq.value.data < self.high_freq.value.data:
-            raise self.fail(
-                f"llama3 scaling takes low_freq {self.low_freq.value.data} under high_freq {self.high_freq.value.data}"
-            )
-        if scaling is ScalingKind.DYNAMIC and turned <= 2:
-            raise self.fail(f"dynamic scaling grows the base by a power of d / (d - 2): {turned} values turned")
+        check_scaling(self, rotary or hd)
 
 
 @irdl_op_definition
@@ -219,7 +224,7 @@ class ArgmaxOp(KernelOp):
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """In blocks: each block's maximum and its index, and each row's count of blocks arrived."""
         vocab = self.dims("logits")[-1]
-        rows, blocks = self.length("logits") // vocab, seed.argmax_blocks(vocab)
+        rows, blocks = self.length("logits") // vocab, kernel_shapes.argmax_blocks(vocab)
         return [
             buffer("av", "f32", rows * blocks * 4),
             buffer("ai", "i32", rows * blocks * 4),

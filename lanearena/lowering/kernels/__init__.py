@@ -23,6 +23,7 @@ from lanearena.lowering.kernels import (  # noqa: F401  # each family registers 
     mixture_twins,
     moe,
     pointwise,
+    rope_attention,
     rows,
     tiles,
 )

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from lanearena.dialects.kinds.rows import ArgmaxOp
+from lanearena.kernel_shapes import ARGMAX_BLOCK
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, operand, ptr
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.seedhelpers import ARGMAX_BLOCK
 
 
 @lowers(ArgmaxOp)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from lanearena.dialects.kinds.recurrent import ConvOp, DeltaOp
+from lanearena.kernel_shapes import DELTA_CHUNK, delta_in_chunks
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -26,7 +27,6 @@ from lanearena.lowering.kernels.base import (
 from lanearena.lowering.kernels.rows import _store_quantized
 from lanearena.lowering.kernels.twin import F32
 from lanearena.model import QBLOCK, Form
-from lanearena.seedhelpers import DELTA_CHUNK, delta_in_chunks
 
 CONV_MAX = 8
 """The most taps a convolution takes (delta.cu's CONV_MAX)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from lanearena.dialects.kinds.products import GemmTcOp, GluTcOp
+from lanearena.kernel_shapes import GEMM_TILE_N, gemm_rows, gemm_tiles_wide
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -26,7 +27,6 @@ from lanearena.lowering.kernels.base import (
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
-from lanearena.seedhelpers import GEMM_TILE_N, gemm_rows, gemm_tiles_wide
 
 NULL = ptr(0)
 

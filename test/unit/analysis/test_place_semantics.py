@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from lanearena import model, placement
 from lanearena.analysis.arena import plan
+from lanearena.analysis.arena_problem import problem
 from lanearena.analysis.check import check
-from lanearena.analysis.lifetimes import problem
 from lanearena.analysis.plan import PlacedScratch
 from lanearena.model import Form, Launch, Numerics, Role, Scratch, Step, Tensor, Touch, Whole, Write
+from lanearena.options import PlaceOptions
 
 from ..support import seed_reference
 from ..support.strategies import steps
@@ -29,7 +30,7 @@ def _as_reference(p) -> dict:
 @given(steps())
 def test_greedy_is_the_reference(step):
     expected, top = seed_reference.place(step)
-    got = plan(step, "greedy")
+    got = plan(step, PlaceOptions("greedy"))
     assert _as_reference(got) == expected
     assert got.bytes == top
 
@@ -37,17 +38,17 @@ def test_greedy_is_the_reference(step):
 @settings(max_examples=150, deadline=None)
 @given(steps(), st.sampled_from(placement.ALGORITHMS))
 def test_every_algorithm_places_safely(step, algorithm):
-    p = plan(step, algorithm, time_limit=0.5)
+    p = plan(step, PlaceOptions(algorithm, time_limit=0.5))
     assert check(step, p) == []
     total = sum(it.bytes for it in problem(step).items)
     assert p.lower_bound <= p.bytes <= total
-    assert p.bytes <= plan(step, "greedy").bytes
+    assert p.bytes <= plan(step, PlaceOptions("greedy")).bytes
 
 
 @settings(max_examples=150, deadline=None)
 @given(steps(), st.data())
 def test_a_corrupted_offset_is_caught(step, data):
-    p = plan(step, "greedy")
+    p = plan(step, PlaceOptions("greedy"))
     regions = [("array", i, a.first, a.last) for i, a in enumerate(p.arrays)]
     regions += [("scratch", i, s.launch, s.launch) for i, s in enumerate(p.scratch)]
     pairs = [(a, b) for a in regions for b in regions if a != b and a[2] <= b[3] and b[2] <= a[3]]
@@ -67,7 +68,7 @@ def test_a_corrupted_offset_is_caught(step, data):
 @settings(max_examples=100, deadline=None)
 @given(steps(), st.integers(1, 255))
 def test_a_misaligned_offset_is_caught(step, shift):
-    p = plan(step, "greedy")
+    p = plan(step, PlaceOptions("greedy"))
     if not p.arrays:
         return
     p.arrays[0] = dataclasses.replace(p.arrays[0], offset=p.arrays[0].offset + shift)
@@ -85,7 +86,7 @@ def test_counters_never_take_arena_bytes():
         scratch=(Scratch("c", "i32", 4096, counter=True), Scratch("s", "f32", 100)),
     )
     step = Step("s", Numerics.F32, t, [launch], frozenset({"y"}))
-    p = plan(step, "greedy")
+    p = plan(step, PlaceOptions("greedy"))
     assert p.bytes == 256 and [c.tag for c in p.counters] == ["c"] and [s.tag for s in p.scratch] == ["s"]
     assert check(step, p) == []
     p.scratch.append(PlacedScratch(0, "c", 256, 4096))

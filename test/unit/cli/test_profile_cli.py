@@ -16,6 +16,7 @@ from lanearena.lowering import cuda
 from lanearena.lowering.compile import placed
 from lanearena.lowering.plan import record
 from lanearena.lowering.runtime import load as load_module
+from lanearena.options import PlaceOptions
 
 
 def test_without_a_gpu_profile_says_so_and_exits_0():
@@ -31,7 +32,7 @@ def test_without_a_gpu_profile_says_so_and_exits_0():
 def test_the_ops_own_every_launch_in_order(config, numerics):
     """Each op's share of the launches, told by its lowering at made-up addresses, is the module's launches at the
     real ones: the same count, and the same kernels in the same order."""
-    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), "greedy"))
+    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}"])), PlaceOptions("greedy")))
     emitted = load_module(p.source())
     launches = record(emitted, [(k + 1) << 36 for k in range(len(emitted.BUFFERS))])
     who = owners(p.op)
@@ -46,7 +47,7 @@ def test_bytes_moved_by_a_product_are_its_weight_and_rows():
     the weight, x's int8 words and scales."""
     for numerics, weight_bytes, x_bytes in (("f32", 4, 4), ("int8", 1.125, 1.125)):
         unfused = load("tiny", [f"numerics={numerics}", "lane_fuse=false"])  # its products are gemv's
-        p = placed(api.place(decoder_step(unfused), "greedy"))
+        p = placed(api.place(decoder_step(unfused), PlaceOptions("greedy")))
         gemv = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gemv")
         n, k = gemv.operand("w").type.dims
         out = gemv.operand("out").type.length
@@ -58,7 +59,7 @@ def test_a_gather_moves_the_rows_its_ids_pick_not_the_table():
     """gather(table[V, D], ids[rows]) -> out[rows, D]: the ids, `rows` rows of the table (f32, or Q8_0 under int8)
     and the output, whatever V is."""
     for numerics, row_bytes in (("f32", 4), ("int8", 1.125)):
-        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), "greedy"))
+        p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), PlaceOptions("greedy")))
         gather = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gather")
         (vocab, width), rows = gather.operand("table").type.dims, gather.operand("ids").type.length
         assert vocab > rows

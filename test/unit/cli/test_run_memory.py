@@ -17,11 +17,12 @@ from lanearena.lowering.compile import placed
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import kept
+from lanearena.options import PlaceOptions
 
 
 def _placed(config: str, *settings: str):
     module = decoder_step(load(config, list(settings)))
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     return p, p.step, p.plan
 

@@ -22,6 +22,7 @@ from lanearena.lowering.kernels import ptx, twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, ptr
 from lanearena.lowering.runtime import load
 from lanearena.model import Numerics, Scratch
+from lanearena.options import PlaceOptions
 
 # --- The kind: its op class ----------------------------------------------------------------------------------------
 
@@ -141,7 +142,7 @@ def _step():
 
 
 def _step_placed():
-    module = api.place(_step(), "best")
+    module = api.place(_step(), PlaceOptions("best"))
     api.verify(module)
     return module
 

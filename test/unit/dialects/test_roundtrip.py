@@ -17,8 +17,9 @@ from lanearena import api, placement
 from lanearena.dialects import arena, lane
 from lanearena.frontend.configs import CONFIGS, load
 from lanearena.frontend.decoder import decoder_step
-from lanearena.frontend.from_model import module_of
+from lanearena.options import PlaceOptions
 
+from ..support.from_model import module_of
 from ..support.strategies import fragmenting_steps, renamed_steps, steps
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -46,7 +47,7 @@ def _round_trips(module: ModuleOp) -> None:
 def test_fuzzed_steps_round_trip_placed_and_not(step, algorithm):
     module = module_of(step)
     _round_trips(module)
-    _round_trips(api.place(module, algorithm, time_limit=0.05))
+    _round_trips(api.place(module, PlaceOptions(algorithm, time_limit=0.05)))
 
 
 @settings(FUZZ, max_examples=25)
@@ -55,7 +56,7 @@ def test_fuzzed_steps_with_hostile_names_round_trip_placed_and_not(step):
     """Names holding quotes, newlines, NUL, `#`, triple quotes, non-ASCII characters and keywords print to text
     that parses back to the same step, in the custom form (xDSL 0.75's generic form reads a non-ASCII string
     property back as bytes: its lexer's bug, outside our parsers)."""
-    for module in (module_of(step), api.place(module_of(step), "greedy")):
+    for module in (module_of(step), api.place(module_of(step), PlaceOptions("greedy"))):
         text = _printed(module, False)
         again = api.parse(text)
         assert again.is_structurally_equivalent(module)
@@ -68,7 +69,7 @@ def test_fuzzed_steps_with_hostile_names_round_trip_placed_and_not(step):
 def test_shipped_configs_round_trip_placed_and_not(name):
     module = decoder_step(CONFIGS[name])
     _round_trips(module)
-    _round_trips(api.place(module, "greedy"))
+    _round_trips(api.place(module, PlaceOptions("greedy")))
 
 
 LIT_INPUTS = sorted((Path(__file__).resolve().parents[2] / "filecheck" / "place").glob("*.mlir"))
@@ -78,7 +79,7 @@ LIT_INPUTS = sorted((Path(__file__).resolve().parents[2] / "filecheck" / "place"
 def test_the_lit_inputs_round_trip_placed_and_not(path):
     module = api.parse(path.read_text(), str(path))
     _round_trips(module)
-    _round_trips(api.place(module, "greedy"))
+    _round_trips(api.place(module, PlaceOptions("greedy")))
 
 
 def test_the_steps_above_hold_every_op():
@@ -94,7 +95,7 @@ def test_the_steps_above_hold_every_op():
         )
     ]
     for module in built + [api.parse(path.read_text()) for path in LIT_INPUTS]:
-        seen |= {op.name for op in api.place(module, "greedy").walk()}
+        seen |= {op.name for op in api.place(module, PlaceOptions("greedy")).walk()}
     assert {op.name for d in (lane.LANE, arena.ARENA) for op in d.operations} <= seen
 
 

@@ -14,8 +14,10 @@ from lanearena.errors import UserError
 from lanearena.frontend.builder import StepBuilder
 from lanearena.frontend.configs import CONFIGS
 from lanearena.frontend.decoder import decoder_step
-from lanearena.frontend.from_model import module_of
+from lanearena.options import PlaceOptions
 from lanearena.passes.convert import step_of, steps
+
+from ..support.from_model import module_of
 
 STEP = """\
 lane.step @s numerics(f32) {
@@ -82,7 +84,7 @@ def test_a_step_with_no_ops_prints_parses_and_places():
     module = StepBuilder("empty").module()
     text = str(module)
     assert str(api.parse(text)) == text
-    placed = str(api.place(module, "greedy"))
+    placed = str(api.place(module, PlaceOptions("greedy")))
     assert "arena.alloc bytes(0)" in placed and str(api.parse(placed)) == placed
 
 

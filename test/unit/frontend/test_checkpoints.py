@@ -18,7 +18,8 @@ import lanearena.frontend.checkpoint as checkpoint_module
 from lanearena.frontend.checkpoint import Checkpoint, CheckpointError, is_model_directory
 from lanearena.frontend.configs import load
 from lanearena.frontend.decoder import decoder_step
-from lanearena.frontend.names import pieces
+from lanearena.frontend.family import FAMILIES
+from lanearena.frontend.names import sources
 from lanearena.frontend.safetensors_io import entries, read
 from lanearena.lowering.session import Session
 from lanearena.model import Role
@@ -145,13 +146,14 @@ def test_the_name_table_fills_every_weight_of_the_published_shapes_once(config):
     narrow = {k: 256 for k in ("ffn", "expert_ffn", "shared_ffn") if getattr(c, k) is not None}
     c = dataclasses.replace(c, **narrow, **({"experts": c.topk} if c.mixture else {}))
     model_type = json.loads(Path(config).read_text())["model_type"]
+    made = sources(FAMILIES[model_type], c)
     for rows in (1, 4):
         (op,) = steps(decoder_step(dataclasses.replace(c, rows=rows)))
         for t in step_of(op)[0].tensors.values():
             if t.role is not Role.WEIGHT:
                 continue
             covered = np.zeros(t.shape, np.int8)
-            for piece in pieces(model_type, c, t.name):
+            for piece in made[t.name]:
                 part = piece.take(np.ones(piece.shape, np.int8)) if piece.take else np.ones(piece.shape, np.int8)
                 covered[piece.at] += part
             assert covered.min() == covered.max() == 1, t.name

@@ -12,8 +12,7 @@ import pytest
 import transformers
 
 from lanearena.frontend import ConfigError, decoder_step, load
-from lanearena.frontend.hf import FAMILIES
-from lanearena.frontend.hf_keys import TRANSFORMERS_KEYS
+from lanearena.frontend.family import FAMILIES
 
 SMOLLM2 = str(Path(__file__).resolve().parents[3] / "examples" / "configs" / "smollm2-135m.json")
 
@@ -56,7 +55,7 @@ def test_the_table_of_transformers_keys_is_the_installed_transformers(model_type
     cls = transformers.CONFIG_MAPPING[model_type]
     base = set(inspect.signature(transformers.PretrainedConfig.__init__).parameters)
     own = set(inspect.signature(cls.__init__).parameters) - base - {"kwargs"}
-    assert own <= TRANSFORMERS_KEYS[model_type], sorted(own - TRANSFORMERS_KEYS[model_type])
+    assert own <= FAMILIES[model_type].transformers_keys, sorted(own - FAMILIES[model_type].transformers_keys)
 
 
 @pytest.mark.parametrize("model_type", FAMILIES)

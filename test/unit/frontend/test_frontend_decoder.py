@@ -15,7 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
 from xdsl.parser import Parser
 
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.dialects.lane import LANE
 from lanearena.frontend.configs import CONFIGS, load
 from lanearena.frontend.decoder import ConfigError, DecoderConfig, decoder_step

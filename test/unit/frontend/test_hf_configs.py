@@ -24,6 +24,7 @@ from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import max_abs_err, random_feeds
 from lanearena.model import Form
+from lanearena.options import PlaceOptions
 
 CONFIGS = Path(__file__).resolve().parents[3] / "examples" / "configs"
 QWEN3, QWEN3_MOE, QWEN3_NEXT, LLAMA, MISTRAL, QWEN2, MIXTRAL, QWEN2_MOE = (
@@ -306,7 +307,7 @@ def test_published_models_place_at_their_lower_bound(model_type):
     and its add, with its shared expert where it has one)."""
     c = load(PUBLISHED[model_type])
     module = decoder_step(c)
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     api.verify(module)
     ((step, plan),) = api.placed_steps(module)
     assert plan.bytes == plan.lower_bound
@@ -363,7 +364,7 @@ ALL_TYPES = {"qwen3": QWEN3, "qwen3_moe": QWEN3_MOE, "qwen3_next": QWEN3_NEXT} |
 def test_steps_of_each_model_type_run_placed_as_unplaced(config, rows):
     c = load(config, [*SMALL, *SMALL_BY_TYPE[config], f"rows={rows}"])
     module = decoder_step(c)
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     kinds = {launch.kind for launch in p.step.launches}
     want = {  # as fused (lane-fuse): the norms in the products, the residual adds in the products and mixtures
@@ -385,7 +386,7 @@ def test_qwen3_next_prefill_in_two_chunks():
         [*SMALL, *SMALL_BY_TYPE[QWEN3_NEXT], "layers=1", "attn_interval=2", "rows=70", "max_len=80", "vocab=128"],
     )
     module = decoder_step(c)
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     p = placed(module)
     delta = next(s for s in p.plan.scratch if s.tag == "dk")
     assert delta.bytes == 2 * 4 * 64 * 32 * 4  # two chunks of 4 heads of 64 rows of 32
@@ -405,7 +406,7 @@ def test_qwen3_next_prefill_in_two_chunks():
 def test_fused_tiled_and_other_attention_kinds_run_placed_as_unplaced(config, settings, want):
     c = load(config, [*SMALL, *SMALL_BY_TYPE[config], *settings])
     module = decoder_step(c)
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = placed(module)
     assert want | {c.attn_kind} <= {launch.kind for launch in p.step.launches}
     result = compare(p, "numpy", seed=5)
@@ -420,7 +421,7 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
     run differs from the reference, so the CPU run is a real test of the new kinds' placement."""
     c = load(QWEN3_NEXT, [*SMALL, *SMALL_BY_TYPE[QWEN3_NEXT], "layers=1", "attn_interval=2", f"rows={rows}"])
     module = decoder_step(c)
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     p = placed(module)
     step, plan = p.step, p.plan
     at = next(i for i, launch in enumerate(step.launches) if launch.kind == "delta")
@@ -442,7 +443,7 @@ def test_delta_scratch_over_its_live_input_corrupts_the_run(rows, tag):
 @pytest.mark.parametrize("config", ALL_TYPES.values(), ids=ALL_TYPES.keys())
 def test_steps_print_and_parse_back_placed(config):
     module = decoder_step(load(config, [*SMALL, *SMALL_BY_TYPE[config], "rows=8"]))
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     again = api.parse(str(module))
     assert again.is_structurally_equivalent(module)
     assert str(again) == str(module)

@@ -19,6 +19,7 @@ from lanearena.lowering.compile import run as run_placed
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import max_abs_err, prepare, random_feeds, results
+from lanearena.options import PlaceOptions
 
 from ..support import reference_step
 from ..support.kernel_steps import kernel_steps
@@ -90,7 +91,7 @@ def test_graph_replay_equals_the_plain_path_bit_for_bit(config):
     from lanearena.lowering.graph import CudaGraph
     from lanearena.lowering.plan import LaunchPlan
 
-    p = placed(api.place(decoder_step(load(config)), "greedy"))
+    p = placed(api.place(decoder_step(load(config)), PlaceOptions("greedy")))
     emitted = load_module(p.source())
     feeds = random_feeds(p.step, 2)
     dev = cuda.CudaDevice()
@@ -111,9 +112,10 @@ held = torch.ones(1 << 20, device="cuda")  # PyTorch holds the GPU first (its pr
 from lanearena.lowering.compile import compare, placed
 from lanearena import api
 from lanearena.frontend import decoder_step, load
-p = placed(api.place(decoder_step(load("tiny")), "greedy"))
+p = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
 gpu, cpu = compare(p, "cuda"), compare(p, "numpy")
 from lanearena.lowering.runtime import max_abs_err
+from lanearena.options import PlaceOptions
 assert max_abs_err(gpu.placed, cpu.placed) < 1e-3, max_abs_err(gpu.placed, cpu.placed)
 assert float(held.sum()) == 1 << 20  # and PyTorch's memory is still its own
 print("ok")
@@ -137,7 +139,7 @@ def test_drawn_kernel_steps_on_the_gpu_equal_the_numpy_runtime(drawn, seed):
     """GPU only. Steps of every kernel kind over views on and off block boundaries, odd sizes, all numerics (the
     suite's drawn steps): the PTX kernels compute what their numpy twins compute, to 1e-4 of the largest value
     (a router's near tie, where either run may pick either expert, is no test)."""
-    api.place(drawn.module, "greedy")
+    api.place(drawn.module, PlaceOptions("greedy"))
     p = placed(drawn.module)  # verified
     feeds = random_feeds(p.step, seed)
     if reference_step.run(p.step, feeds).ambiguous(p.step.numerics):

@@ -20,13 +20,14 @@ from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import max_abs_err, random_feeds
 from lanearena.model import Form
+from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference
 
 
 def placed_config(config: str, algorithm: str = "greedy", **settings) -> Placed:
     module = decoder_step(load(config, [f"{k}={v}" for k, v in settings.items()]))
-    api.place(module, algorithm, time_limit=1.0)
+    api.place(module, PlaceOptions(algorithm, time_limit=1.0))
     return placed(module)
 
 

@@ -15,6 +15,7 @@ from lanearena.frontend.builder import StepBuilder
 from lanearena.lowering.compile import compare, placed
 from lanearena.lowering.runtime import random_feeds
 from lanearena.model import QBLOCK, Numerics
+from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference
 
@@ -207,7 +208,7 @@ def test_what_the_verifier_accepts_the_kernels_run(launch, seed):
         assert re.search(r"lane\.\w+\b.*'\w*'", str(module)), module  # names the op and the tensor
         return
     event(f"{kind}: accepted")
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     p = placed(module)
     assert compare(p, "numpy", seed).max_abs_err == 0.0
     held_to_the_reference(p, random_feeds(p.step, seed))

@@ -20,6 +20,7 @@ from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
 from lanearena.lowering.runtime import load, max_abs_err, random_feeds
 from lanearena.model import QBLOCK, Form, Step, home
+from lanearena.options import PlaceOptions
 
 from .test_reference_step import held_to_the_reference
 
@@ -70,7 +71,7 @@ def small_configs(draw) -> DecoderConfig:
 
 def _placed(config: DecoderConfig, algorithm: str) -> Placed:
     module = decoder_step(config)
-    api.place(module, algorithm, time_limit=0.05)
+    api.place(module, PlaceOptions(algorithm, time_limit=0.05))
     return placed(module)
 
 
@@ -152,7 +153,7 @@ def test_an_array_placed_over_a_live_one_changes_the_result(config, data):
 def test_every_alignment_computes_what_the_unshared_run_computes(config, align, seed):
     """Any power of two from 16 places arrays, views, scratch and Q8_0 weights so that the step still runs."""
     module = decoder_step(config)
-    api.place(module, "greedy", align=align)
+    api.place(module, PlaceOptions("greedy", align=align))
     p = placed(module)
     plan = p.plan
     assert plan.align == align and all(a.offset % align == 0 for a in plan.arrays)

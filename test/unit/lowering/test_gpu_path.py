@@ -18,6 +18,7 @@ from lanearena.cli import main as cli_main
 from lanearena.lowering import cuda
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.plan import unpack
+from lanearena.options import PlaceOptions
 
 from ..support.bench import script
 
@@ -145,7 +146,7 @@ def test_a_graph_resets_its_counters_before_its_launches(simulated_gpu):
     from lanearena.lowering.runtime import load as load_module
     from lanearena.lowering.runtime import prepare, random_feeds, results
 
-    p = placed(api.place(decoder_step(load("tiny")), "greedy"))
+    p = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
     emitted = load_module(p.source())
     feeds = random_feeds(p.step, 3)
     dev = SimulatedCuda()

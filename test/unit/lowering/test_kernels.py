@@ -11,11 +11,11 @@ from xdsl.ir import SSAValue
 
 from lanearena.dialects import lane
 from lanearena.errors import UserError
+from lanearena.kernel_shapes import ARGMAX_BLOCK
 from lanearena.lowering import kernels
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.quant import quantize
 from lanearena.model import QBLOCK, Form, Numerics, Role, Step, Tensor
-from lanearena.seedhelpers import ARGMAX_BLOCK
 
 from ..support import q8_0
 from ..support.q8_0 import Blocks, decode, quantized

@@ -26,6 +26,7 @@ from lanearena.lowering import compile as lowering
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import random_feeds
+from lanearena.options import PlaceOptions
 
 from ..support.reference_step import attention
 
@@ -158,7 +159,7 @@ def run(c: DecoderConfig, seed: int, start: int | None = None) -> tuple[dict, di
     """`c`'s step placed and run on the numpy runtime, and the feeds it ran on (positions from `start` where
     given); the placed run equals the unplaced one."""
     module = decoder_step(c)
-    api.place(module, "best")
+    api.place(module, PlaceOptions("best"))
     p = lowering.placed(module)
     feeds = random_feeds(p.step, seed)
     if start is not None:

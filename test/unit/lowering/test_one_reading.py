@@ -10,8 +10,9 @@ from collections import Counter
 import pytest
 
 from lanearena import cli
-from lanearena.frontend import from_model
 from lanearena.passes import convert
+
+from ..support import from_model
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from lanearena.lowering.plan import LaunchPlan, pack, record, unpack
 from lanearena.lowering.runtime import load as load_module
 from lanearena.lowering.runtime import prepare, random_feeds, results
 from lanearena.model import QBLOCK
+from lanearena.options import PlaceOptions
 
 from ..support.bench import script
 
@@ -23,7 +24,7 @@ launch_cost = script("launch_cost")
 
 
 def emitted(config: str, numerics: str, *settings: str):
-    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}", *settings])), "greedy"))
+    p = placed(api.place(decoder_step(load(config, [f"numerics={numerics}", *settings])), PlaceOptions("greedy")))
     return p.step, load_module(p.source())
 
 

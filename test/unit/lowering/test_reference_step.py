@@ -15,6 +15,7 @@ from lanearena.frontend import StepBuilder
 from lanearena.lowering.compile import Placed, placed, run
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.runtime import load, max_abs_err, random_feeds
+from lanearena.options import PlaceOptions
 
 from ..support import reference_step
 from ..support.kernel_steps import kernel_steps
@@ -42,7 +43,7 @@ def held_to_the_reference(placed_step: Placed, feeds) -> dict:
 @settings(FUZZ, max_examples=300)
 @given(kernel_steps(), st.sampled_from(placement.ALGORITHMS), st.integers(0, 2**16))
 def test_drawn_steps_compute_what_the_reference_computes(drawn, algorithm, seed):
-    api.place(drawn.module, algorithm, time_limit=0.05)
+    api.place(drawn.module, PlaceOptions(algorithm, time_limit=0.05))
     p = placed(drawn.module)
     feeds = random_feeds(p.step, seed)
     got = held_to_the_reference(p, feeds)
@@ -110,7 +111,7 @@ def test_a_router_ranks_nan_above_every_logit(rows, split):
     b.launch("moe", [h, *weights, b.weight("wd", (experts, d, f))], [out], **params)
     b.output(out)
     module = b.module()
-    api.place(module, "greedy")
+    api.place(module, PlaceOptions("greedy"))
     p = placed(module)
     feeds = random_feeds(p.step, 0)
     feeds["wr"][2] = np.nan

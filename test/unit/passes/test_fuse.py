@@ -24,6 +24,7 @@ from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.kernels import ptx
 from lanearena.lowering.runtime import random_feeds
 from lanearena.model import QBLOCK, Form
+from lanearena.options import PlaceOptions
 from lanearena.passes.convert import step_of, steps
 from lanearena.passes.fuse import fuse_module
 from lanearena.passes.fuse.products import PRODUCT_PATTERNS
@@ -74,7 +75,7 @@ def _spec(name: str) -> str:
 
 
 def _placed(name: str, *keys: str):
-    return placed(api.place(decoder_step(load(_spec(name), [*SHIPPED[name], *keys])), "greedy"))
+    return placed(api.place(decoder_step(load(_spec(name), [*SHIPPED[name], *keys])), PlaceOptions("greedy")))
 
 
 def _untied_feeds(step) -> dict[str, np.ndarray]:
@@ -111,8 +112,8 @@ def _differ(got: dict, want: dict) -> float:
 def test_the_fused_step_computes_what_the_unfused_one_does(name, rows, numerics):
     keys = (f"numerics={numerics}", f"rows={rows}")
     config = load(_spec(name), [*SHIPPED[name], *keys, "lane_fuse=false"])
-    unfused = placed(api.place(decoder_step(config), "greedy"))
-    products = placed(api.place(_products_fused(decoder_step(config)), "greedy"))
+    unfused = placed(api.place(decoder_step(config), PlaceOptions("greedy")))
+    products = placed(api.place(_products_fused(decoder_step(config)), PlaceOptions("greedy")))
     fused = _placed(name, *keys)  # as built: every fusion of lane-fuse
     assert len(fused.step.launches) <= len(products.step.launches) < len(unfused.step.launches)
     assert len(products.plan.arrays) < len(unfused.plan.arrays)  # the arrays between fused launches are gone
@@ -211,7 +212,7 @@ def test_a_row_longer_than_a_prologue_stages_is_not_fused():
 
 
 def test_a_placed_step_is_left_as_it_is():
-    module = api.place(decoder_step(load("tiny", ["lane_fuse=false"])), "greedy")
+    module = api.place(decoder_step(load("tiny", ["lane_fuse=false"])), PlaceOptions("greedy"))
     text = str(module)
     assert str(fuse_module(module)) == text
 

@@ -20,6 +20,7 @@ from lanearena.frontend import decoder_step
 from lanearena.frontend.configs import CONFIGS
 from lanearena.lowering.target import lower_module
 from lanearena.model import Form, aligned
+from lanearena.options import PlaceOptions
 from lanearena.passes.convert import plan_of, steps
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,14 +28,14 @@ EXAMPLE = ROOT / "examples" / "decode.mlir"
 
 
 def _placed_text(algorithm: str = "greedy") -> str:
-    return str(api.place(decoder_step(CONFIGS["tiny"]), algorithm))
+    return str(api.place(decoder_step(CONFIGS["tiny"]), PlaceOptions(algorithm)))
 
 
 @pytest.mark.parametrize("again", ["greedy", "best"])
 def test_placing_a_placed_step_changes_nothing(again):
     once = _placed_text()
     module = api.parse(once)
-    assert str(api.place(module, again)) == once
+    assert str(api.place(module, PlaceOptions(again))) == once
 
 
 def test_xdsl_opt_places_its_own_output_to_the_same_text():

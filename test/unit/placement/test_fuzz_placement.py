@@ -1,5 +1,5 @@
 """Every placement algorithm through the real passes, on random plain steps and on steps built to fragment an
-arena, each turned into IR (`frontend.from_model`): the placed step passes `lane-arena-verify`, its arena is at
+arena, each turned into IR (`support.from_model`): the placed step passes `lane-arena-verify`, its arena is at
 least the bytes live at any launch and at most the sum of what it places; and an offset corrupted in the IR (two
 live arrays made to overlap, or one misaligned) fails `lane-arena-verify`."""
 
@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import IntegerAttr
 
 from lanearena import api, placement
-from lanearena.analysis.lifetimes import problem
+from lanearena.analysis.arena_problem import problem
 from lanearena.dialects import arena, lane
 from lanearena.errors import UserError
-from lanearena.frontend.from_model import module_of
 from lanearena.model import Step
+from lanearena.options import PlaceOptions
 from lanearena.passes.convert import plan_of, steps
 
+from ..support.from_model import module_of
 from ..support.strategies import fragmenting_steps
 from ..support.strategies import steps as random_steps
 
@@ -30,7 +31,7 @@ FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 def _placed(step: Step, algorithm: str):
     """`step` as IR, placed by `algorithm` and verified by `lane-arena-verify` (a UserError if it fails)."""
     module = module_of(step)
-    api.place(module, algorithm, time_limit=TIME_LIMIT)
+    api.place(module, PlaceOptions(algorithm, time_limit=TIME_LIMIT))
     api.verify(module)
     return module
 

@@ -13,7 +13,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import api, placement
-from lanearena.passes.place import LaneArenaPlace
+from lanearena.passes.arena_place import LaneArenaPlace
 from lanearena.placement import Buffer, check, place
 from lanearena.placement import budget as budget_module
 from lanearena.placement.greedy import FITS, greedy

@@ -454,6 +454,28 @@ def _fused_product(s: _Step, kind: str) -> None:
         s.done(normed_out, normed_forms)
 
 
+def _rope_attention(s: _Step, normed: bool) -> None:
+    """An attention group in one launch, a decode row's or a chunk's: q, k and v read as activations, the caches'
+    new rows at the drawn positions (in two words now and then under int8x2), over a window now and then, turned by
+    any scaling."""
+    rows, kv, group, hd = s.rows(), s.one(1, 2), s.one(1, 2, 4), s.one(8, 16)
+    heads = kv * group
+    (q, _), (k, _), (v, _) = (s.act((rows, n * hd)) for n in (heads, kv, kv))
+    pos = s.input((rows,), "i32")
+    gains = [s.weight((hd,), True) for _ in range(2)] if normed else []
+    caches = [s.state((CACHE, kv * hd)) for _ in range(2)]
+    params = {"heads": heads, "kv_heads": kv, "splits": s.one(1, 2, 3), "theta": s.one(1e4, 1e6)}
+    window = s.one(0, 0, 2, 5)
+    params |= {"window": window} if window else {}
+    params |= s.one({}, {"scaling": "linear", "factor": 4.0}, {"scaling": "dynamic", "factor": 2.0, "original": 2})
+    if s.numerics.two_words and s.flip():
+        params["two_words"] = 1
+    out = s.tensor((rows, heads * hd))
+    kind = "norm_rope_attention" if normed else "rope_attention"
+    s.b.launch(kind, [q, k, v, pos, *gains], [*caches, out], **params)
+    s.done(out)
+
+
 BUILD = {
     "gather": _gather,
     "norm": _norm,
@@ -486,6 +508,8 @@ BUILD = {
     "gemv_add": lambda s: _fused_product(s, "gemv_add"),
     "gemv_add_norm": lambda s: _fused_product(s, "gemv_add_norm"),
     "moe_shared_add": lambda s: _mixture(s, "moe_shared_add"),
+    "rope_attention": lambda s: _rope_attention(s, False),
+    "norm_rope_attention": lambda s: _rope_attention(s, True),
 }
 """A launch of each kind (with what it reads made before it); `parts` is gemv written in parts."""
 

@@ -58,6 +58,8 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "attention": (("q", "k_cache", "v_cache", "pos"), ("out",)),
     "attention_shared": (("q", "k_cache", "v_cache", "pos"), ("out",)),
     "attention_i8x2": (("q", "k_cache", "v_cache", "pos"), ("out",)),
+    "rope_attention": (("q", "k", "v", "pos"), ("k_cache", "v_cache", "out")),
+    "norm_rope_attention": (("q", "k", "v", "pos", "q_gain", "k_gain"), ("k_cache", "v_cache", "out")),
     "moe": (MIXTURE, ("out",)),
     "moe_shared": (
         (
@@ -553,6 +555,39 @@ class Interpreter:
 
     def _attention_i8x2(self, launch, o) -> None:
         self._attention(launch, o, two_word_rows)
+
+    def _rope_attention(self, launch, o) -> None:
+        """The decode row's q heads and k (each head RMS-normed by its gain first, where the kind has gains) turned
+        as `_rope` turns them, k and v written at the row's position into the caches (where `two_words`, each kv
+        head of the new rows in two words with one scale: the rows an attention in two words reads; the earlier rows
+        as they are), then `attention` over the caches."""
+        pos = self._ints(o["pos"])
+        heads, kv_heads = int(launch.params["heads"]), int(launch.params["kv_heads"])
+        q, k, v = (self.read(o[n]).reshape(pos.size, -1) for n in ("q", "k", "v"))
+        hd = q.shape[1] // heads
+        q, k = q.reshape(pos.size, heads, hd), k.reshape(pos.size, kv_heads, hd)
+        if "q_gain" in o:
+            eps = float(self.param(launch, "eps"))
+            q = rms_normed(q, self.read(o["q_gain"]), eps).reshape(q.shape)
+            k = rms_normed(k, self.read(o["k_gain"]), eps).reshape(k.shape)
+        rot = int(self.param(launch, "rotary")) or hd
+        scaled = (self.param(launch, n) for n in ("scaling", "factor", "low_freq", "high_freq", "original"))
+        freq = frequencies(rot, self.param(launch, "theta"), *scaled, n=int(pos.max()) + 1)
+        q, k = turned(q, pos, rot, freq), turned(k, pos, rot, freq)
+        v = v.reshape(pos.size, kv_heads, hd)
+        if int(launch.params.get("two_words", 0)):
+            k, v = two_word_rows(k), two_word_rows(v)
+        caches = {}
+        for new, cache in ((k, "k_cache"), (v, "v_cache")):
+            rows = self.read(o[cache]).reshape(self.step.tensors[o[cache]].shape[0], -1)
+            rows[pos] = new.reshape(pos.size, -1)
+            self.write(o[cache], "plain", rows)
+            caches[cache] = rows
+        window = int(self.param(launch, "window"))
+        out = attention(q.reshape(pos.size, -1), caches["k_cache"], caches["v_cache"], pos, heads, kv_heads, window)
+        self._out(launch, o["out"], out.reshape(-1))
+
+    _norm_rope_attention = _rope_attention
 
     # -- Mixtures
 

@@ -10,7 +10,7 @@ writes its own from the seed's comments ("each chunk's decayed keys and queries,
 decays", "every key and value row the attention reads, its high and low words, and each row's two scales", "the
 arg-max's block maxima", "a tensor-core projection's parts of the tiles its last wave cuts along `k`") and the
 choices docs/placement.md states for lanearena's kernels; `test_seed_scratch` holds them to the package's
-`seedhelpers`."""
+`kernel_shapes`."""
 
 from __future__ import annotations
 
@@ -421,6 +421,13 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
                 two_words=kind == "attention_i8x2",
                 in_tiles=attends_in_tiles(),
             )
+        case "rope_attention" | "norm_rope_attention":
+            # A decode row's: the seed's parallel attention, a kv group's q heads a block; the norms, ropes and the
+            # cache append folded in ask for no scratch (a chunk's rows made first into `aq` are lanearena's own).
+            heads, kv, splits = p["heads"], p["kv_heads"], p.get("splits", 1)
+            hd = t["q"].shape[-1] // heads
+            group = heads // kv
+            return Attention(heads, group, hd, hd, t["k_cache"].shape[0], 1, group, splits, parallel=splits > 1)
         case "moe":
             return mixture()
         case "moe_shared":

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for random steps as plain data that the `lane` dialect accepts (`frontend.from_model`
+"""Hypothesis strategies for random steps as plain data that the `lane` dialect accepts (`support.from_model`
 turns each into IR that verifies): computed tensors, inputs, weights and state, views on and off block boundaries
 (nested too), launches reading and writing whole, in parts or otherwise, scratch and counters, under all three
 numerics; every computed tensor a launch reads is written by some launch (before or after the read), and so is

@@ -1,8 +1,9 @@
-"""The helpers the seed's `scratch()` calls without showing them (`kernels::delta_chunk_scratch`, `attn_i8_scratch`,
-`argmax_blocks`, `accumulator`, `GEMM_TILE_N`, `DELTA_CHUNK`, `Launch::gemm_rows`, `gemm_tiles_wide` and the
-predicates `delta_in_chunks`, `on_tensor_cores`, ...), defined from the kernels lanearena ships. These are our
-choices, not the seed's: docs/placement.md lists them. `kinds` sizes every launch's scratch through them, and the
-test that ports the seed's `scratch()` arm by arm (`test/unit/test_seed_scratch.py`) takes them from here."""
+"""How the kernels lanearena ships cut their work (tiles, chunks, blocks, the accumulator's type), which sizes their
+scratch: the helpers the seed's `scratch()` calls without showing them (`kernels::delta_chunk_scratch`,
+`attn_i8_scratch`, `argmax_blocks`, `accumulator`, `GEMM_TILE_N`, `DELTA_CHUNK`, `Launch::gemm_rows`,
+`gemm_tiles_wide` and the predicates `delta_in_chunks`, `on_tensor_cores`, ...). These are our choices, not the
+seed's: docs/placement.md lists them. `kinds` sizes every launch's scratch through them, and the test that ports the
+seed's `scratch()` arm by arm (`test/unit/test_seed_scratch.py`) takes them from here."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@ rewrites the step onto it (`convert.place_step`). A step already placed is left 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -11,32 +10,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from lanearena import options, placement
+from lanearena import placement
 from lanearena.analysis.arena import plan
 from lanearena.limits import oversized
 from lanearena.model import ALIGN, QBLOCK
+from lanearena.options import DEFAULT_PLACING, OptionError, PlaceOptions
 from lanearena.passes.convert import alloc_of, place_step, step_of, steps
 
 
-def place_module(
-    module: ModuleOp,
-    algorithm: str = "best",
-    align: int = ALIGN,
-    qblock: int = QBLOCK,
-    time_limit: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    work: int | None = None,
-) -> None:
-    """Places every step of `module` that is not placed yet with `algorithm` (placing twice changes nothing)."""
-    if algorithm not in placement.ALGORITHMS:
-        raise DiagnosticException(
-            f"lane-arena-place: unknown algorithm '{algorithm}' (one of {', '.join(placement.ALGORITHMS)})"
-        )
-    try:
-        align, qblock = options.align(align), options.qblock(qblock)
-        time_limit, work = options.seconds(time_limit), options.work(work)
-    except options.OptionError as e:
-        raise DiagnosticException(f"lane-arena-place: {e}") from None
+def place_module(module: ModuleOp, options: PlaceOptions = DEFAULT_PLACING) -> None:
+    """Places every step of `module` that is not placed yet as `options` say (placing twice changes nothing)."""
     for step_op in steps(module):
         if alloc_of(step_op) is not None:
             continue
@@ -44,7 +27,7 @@ def place_module(
             raise DiagnosticException("\n".join(problems))
         step, _ = step_of(step_op)
         try:
-            placed = plan(step, algorithm, align, qblock, time_limit, progress, work)
+            placed = plan(step, options)
         except placement.PlacementError as e:
             raise DiagnosticException(f"lane-arena-place: {e}") from None
         place_step(step_op, step, placed)
@@ -66,4 +49,8 @@ class LaneArenaPlace(ModulePass):
     work: int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        place_module(op, self.algorithm, self.align, self.qblock, self.time_limit, work=self.work)
+        try:
+            options = PlaceOptions(self.algorithm, self.align, self.qblock, self.time_limit, self.work)
+        except OptionError as e:
+            raise DiagnosticException(f"lane-arena-place: {e}") from None
+        place_module(op, options)

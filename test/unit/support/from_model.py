@@ -1,6 +1,7 @@
 """A plain step (`lanearena.model.Step`) as the `lane.step` it describes, built with the `StepBuilder`: so a step
-made as plain data (by a test's generator) goes through the real parser, verifiers and passes. The tests' alone:
-the passes and the lowering never build a step again from plain data, they read and rewrite the IR.
+made as plain data (by a test's generator) goes through the real parser, verifiers and passes. The tests' alone
+(so it is here, not in the package): the passes and the lowering never build a step again from plain data, they
+read and rewrite the IR.
 
 Launches of a kernel kind become that kind's op (`lane.gemv`, ...), whose touches and scratch follow from its
 parameters; any other launch becomes a generic `lane.launch` with its writes and scratch spelled out."""
