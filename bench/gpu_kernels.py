@@ -4,7 +4,8 @@ row; f32 and int8 by Q8_0), each checked against the package's kernel and timed 
 
     python3 bench/gpu_kernels.py        # on a GPU machine with CuPy; writes the table to $OUT/kernels.txt too
 
-Needs only CuPy and numpy (no PyCUDA, nothing of lanearena's imported): the PTX is read from its files. Weights are
+Needs CuPy, numpy and lanearena's kernel build (no PyCUDA): both modules are compiled from their CUDA sources as the
+package's kernels are (`lanearena.lowering.kernels.ptx`, nvcc, cached). Weights are
 cycled through copies that add up to more than the L2 cache, so each launch streams its weights from memory as a
 step's layers do. A long copy queued first keeps the launches back to back on the GPU, so the events time the
 kernels, not the host's calls."""
@@ -15,14 +16,14 @@ import itertools
 import math
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_PTX = ROOT / "lanearena/lowering/kernels/gemv.ptx"
-VARIANT_PTX = ROOT / "bench/kernels/gemv_vec.ptx"
+VARIANT_CU = ROOT / "bench/kernels/gemv_vec.cu"
 PEAK = 4.8e12
 """H200 HBM3e peak bytes a second (NVIDIA's figure)."""
 WARPS, TILE, QBLOCK = 8, 64, 32
@@ -183,6 +184,15 @@ def copy_bandwidth(cp) -> float:
     return 2 * src.nbytes / best
 
 
+def ptx_modules() -> dict[str, str]:
+    """The PTX of the package's gemv.cu and of gemv_vec.cu, made as the package makes its kernels' (the bench's
+    source finds common.cuh among the package's headers)."""
+    from lanearena.lowering.kernels import ptx, source
+
+    variant = source.Source("gemv_vec", VARIANT_CU.read_text(), VARIANT_CU.parent)
+    return {"package": ptx.build(source.packaged()["gemv"]), "variant": ptx.build(variant)}
+
+
 def main() -> int:
     try:
         import cupy as cp
@@ -201,7 +211,11 @@ def main() -> int:
     say(f"gpu_kernels: {props['name'].decode()} ({props['multiProcessorCount']} SMs), CuPy {cp.__version__}")
     ceiling = copy_bandwidth(cp)
     say(f"device-to-device copy of 1 GB: {ceiling / 1e9:.0f} GB/s ({ceiling / PEAK:.0%} of {PEAK / 1e12:.1f} TB/s)")
-    modules = {"package": cp.RawModule(path=str(PACKAGE_PTX)), "variant": cp.RawModule(path=str(VARIANT_PTX))}
+    with tempfile.TemporaryDirectory() as work:  # (CuPy loads PTX from a file)
+        modules = {}
+        for label, text in ptx_modules().items():
+            (Path(work) / f"{label}.ptx").write_text(text)
+            modules[label] = cp.RawModule(path=str(Path(work) / f"{label}.ptx"))
     SPACER[:] = (cp.ones(1 << 28, cp.float32), cp.empty(1 << 28, cp.float32))
     head = f"{'model':<13} {'numerics':<8} {'shape':<9} {'n x k / split':<19} {'kernel':<10} {'us':>8} {'MB':>8} "
     say(head + f"{'GB/s':>7} {'of peak':>7} {'of copy':>7} {'max|diff|':>10}")

@@ -3,7 +3,8 @@ its steps, read back the plan, lower a placed step and run it. Errors in user in
 the file and line.
 
 Lowering and running: `placed(module)` verifies the module's one placed step and reads it once (a `Placed`);
-`lower_module(module)` is its Python module's source (`placed(module).source()`, what `-t lane-pycuda` writes);
+`lower_module(module)` is its Python module's source with its kernels' PTX (`placed(module).source(embed_ptx=True)`,
+what `-t lane-pycuda` writes);
 `run(step, new_device(), random_feeds(step.step))` its outputs; `compare(step)` a run against the run in which no
 two arrays share bytes; `load(source)` the module a source defines."""
 

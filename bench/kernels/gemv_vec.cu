@@ -4,7 +4,7 @@
 // a block, the two halves' integer dots added before the scales, as gemv.cu adds a whole block). A block has WARPS
 // warps, so TILE_C = WARPS * COLS columns: grid (ceil(N / TILE_C), split, rows); arrivals in
 // fq[ceil(rows / TILE), ceil(N / TILE_C)]. Other pairings of forms (f32 by Q8_0, int8 by f32) take lane_dot.
-#include "../../lanearena/lowering/kernels/common.cuh"
+#include "common.cuh"
 
 __device__ __forceinline__ float bias_at(const float* bias, int c) { return bias ? bias[c] : 0.f; }
 

@@ -1,20 +1,27 @@
-"""`lanearena run`'s generation: a prompt (token ids, or text through the model directory's tokenizer.json) run
-through a `Session`, then greedy decode steps; the generated ids (and text), and the logits of each generated
-position saved where asked."""
+"""`lanearena run`'s generation: a prompt (token ids, text through the model directory's tokenizer.json, or a chat
+message through its chat template) run through a `Session` whose caches hold the run's positions, then decode
+steps, each token chosen by `decoding` (greedy or sampled) until the end-of-sequence token or the count asked for;
+the generated ids (and text, streamed), and the logits of each generated position saved where asked. Every flag is
+checked before anything is built."""
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from lanearena import decoding
 from lanearena.analysis.arena_problem import problem
 from lanearena.cli.memory import available_memory, check_memory, run_bytes
+from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig, decoder_step
+from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
 from lanearena.lowering.session import Session
 from lanearena.lowering.weights import RandomWeights, WeightSource
 from lanearena.model import ALIGN
@@ -23,12 +30,43 @@ from lanearena.passes.convert import step_of, steps
 DEFAULT_TOKENS = 16
 """Tokens generated after a prompt where --generate does not say."""
 
+LENGTH_STEP = 64
+"""What the caches' length is rounded up to where --max-len does not give it: the prompt and the tokens asked for,
+rounded so that runs of about the same length build the same steps."""
+
 
 def add_generation_flags(p) -> None:
     p.add_argument("--prompt-ids", metavar="IDS", help="generate after these token ids (1,2,3)")
     p.add_argument("--prompt", metavar="TEXT", help="generate after this text (the model directory's tokenizer.json)")
     p.add_argument(
-        "--generate", type=int, metavar="N", help=f"greedy tokens to generate (default {DEFAULT_TOKENS} with a prompt)"
+        "--chat",
+        metavar="MESSAGE",
+        help="generate the answer to this user message, through the directory's chat template (tokenizer_config.json)",
+    )
+    p.add_argument(
+        "--generate",
+        type=int,
+        metavar="N",
+        help=f"tokens to generate at most (default {DEFAULT_TOKENS} with a prompt): fewer where an end token comes",
+    )
+    p.add_argument(
+        "--ignore-eos",
+        action="store_true",
+        help="go on past the end-of-sequence tokens of config.json and generation_config.json",
+    )
+    p.add_argument(
+        "--temperature", type=float, default=0.0, help="sample at this temperature (default 0: the arg-max, greedy)"
+    )
+    p.add_argument("--top-k", type=int, default=0, help="sample from the K most likely tokens (default 0: all)")
+    p.add_argument(
+        "--top-p", type=float, default=1.0, help="sample from the fewest tokens whose probability reaches P (default 1)"
+    )
+    p.add_argument(
+        "--max-len",
+        type=int,
+        metavar="N",
+        help="positions the caches hold (default: the prompt and the tokens asked for, rounded up to a multiple of "
+        f"{LENGTH_STEP}; never past the config's max_len, max_position_embeddings)",
     )
     p.add_argument("--logits", metavar="FILE.npy", help="save the logits of each generated position (N x vocab, f32)")
     p.add_argument("--chunk", type=int, default=8, metavar="ROWS", help="rows of the prefill step (default 8)")
@@ -36,37 +74,94 @@ def add_generation_flags(p) -> None:
 
 def generating(args) -> bool:
     """Whether the run generates (a prompt or a count given) rather than compares."""
-    return args.prompt_ids is not None or args.prompt is not None or args.generate is not None
+    return any(v is not None for v in (args.prompt_ids, args.prompt, args.chat, args.generate))
 
 
-def _tokenizer(model: str):
-    """The tokenizer of model directory `model` (its tokenizer.json, through the `tokenizers` library)."""
-    path = Path(model) / "tokenizer.json"
-    if not path.is_file():
-        raise UserError(f"--prompt needs a tokenizer.json in the model directory, and {model} has none")
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise UserError("--prompt reads tokenizer.json with the tokenizers library: pip install tokenizers") from None
-    return Tokenizer.from_file(str(path))
+def check_flags(args) -> None:
+    """Refuses, before anything is read or built, flags out of range, and generation flags without a prompt."""
+    if args.chunk < 1:
+        raise UserError(f"--chunk is the prefill step's rows, at least 1, not {args.chunk}")
+    if args.max_len is not None and args.max_len < 1:
+        raise UserError(f"--max-len is the positions the caches hold, at least 1, not {args.max_len}")
+    if args.seed < 0:
+        raise UserError(f"--seed must be at least 0, not {args.seed}")
+    if args.generate is not None and args.generate < 0:
+        raise UserError(f"--generate takes a count of tokens, not {args.generate}")
+    given = [a for a in ("prompt_ids", "prompt", "chat") if getattr(args, a) is not None]
+    if len(given) > 1:
+        raise UserError(f"give one of --prompt, --prompt-ids and --chat, not {' and '.join(_flag(a) for a in given)}")
+    if not generating(args):
+        asked = [a for a in ("logits", "ignore_eos") if getattr(args, a)]
+        asked += [a for a, plain in (("temperature", 0.0), ("top_k", 0), ("top_p", 1.0)) if getattr(args, a) != plain]
+        if asked:
+            raise UserError(
+                f"{_flag(asked[0])} is a flag of generation: give a prompt (--prompt-ids, --prompt, --chat)"
+            )
+        return
+    Sampling(args.temperature, args.top_k, args.top_p, args.seed)  # its own checks
+    if args.logits is not None:
+        folder = Path(args.logits).parent
+        if not folder.is_dir():
+            raise UserError(f"--logits {args.logits}: there is no folder {folder} to write it in")
+        if Path(args.logits).is_dir():
+            raise UserError(f"--logits {args.logits} is a folder: give the file to write")
 
 
-def _prompt(args) -> tuple[list[int], Any]:
-    """The prompt's token ids, and the tokenizer that made them (None for --prompt-ids)."""
-    if args.prompt is not None and args.prompt_ids is not None:
-        raise UserError("give --prompt or --prompt-ids, not both")
-    if args.prompt is not None:
-        tokenizer = _tokenizer(args.model)
-        return tokenizer.encode(args.prompt).ids, tokenizer
+def _flag(attribute: str) -> str:
+    return "--" + attribute.replace("_", "-")
+
+
+def _prompt(args, vocab: int) -> tuple[list[int], Any]:
+    """The prompt's token ids, each in [0, vocab), and the tokenizer that made them (None for --prompt-ids)."""
+    if args.prompt is not None or args.chat is not None:
+        flag = "--prompt" if args.prompt is not None else "--chat"
+        directory = Path(args.model)
+        tok = tokenizer(directory, flag) if directory.is_dir() else None
+        if tok is None:
+            raise UserError(f"{flag} needs a tokenizer.json in the model directory, and {args.model} is no directory")
+        if args.prompt is not None:
+            ids = tok.encode(args.prompt).ids
+        else:
+            ids = tok.encode(chat_prompt(directory, args.chat), add_special_tokens=False).ids
+        if not ids:
+            raise UserError(f"{flag} {(args.prompt if args.prompt is not None else args.chat)!r} makes no token")
+        return _in_range(ids, vocab, flag), tok
     if args.prompt_ids is None:
-        raise UserError("--generate needs a prompt: --prompt-ids 1,2,3 or --prompt TEXT")
+        raise UserError("--generate needs a prompt: --prompt-ids 1,2,3, --prompt TEXT or --chat MESSAGE")
     try:
         ids = [int(v) for v in args.prompt_ids.split(",") if v.strip()]
     except ValueError:
         raise UserError(f"--prompt-ids is token ids separated by commas, not {args.prompt_ids!r}") from None
     if not ids:
         raise UserError("--prompt-ids gives no token")
-    return ids, None
+    return _in_range(ids, vocab, "--prompt-ids"), None
+
+
+def _in_range(ids: list[int], vocab: int, flag: str) -> list[int]:
+    bad = [i for i in ids if not 0 <= i < vocab]
+    if bad:
+        raise UserError(f"{flag}: token ids must be in [0, {vocab}), not {bad[0]}")
+    return ids
+
+
+def run_length(c: DecoderConfig, needed: int, asked: int | None) -> int:
+    """The positions the caches of a run of `needed` positions hold: `asked` (--max-len), else `needed` rounded up
+    to a multiple of LENGTH_STEP (and to the attention's splits); never past the config's max_len."""
+    flag = f"--max-len {asked}" if asked is not None else "the prompt and --generate"
+    if needed > c.max_len or (asked is not None and asked > c.max_len):
+        raise UserError(
+            f"{flag}: {max(needed, asked or 0)} positions, more than {c.name}'s max_len {c.max_len} "
+            "(max_position_embeddings)"
+        )
+    if asked is not None:
+        if asked < c.attn_splits:
+            raise UserError(
+                f"--max-len {asked} is fewer positions than the attention's splits (attn_splits {c.attn_splits})"
+            )
+        if asked < needed:
+            raise UserError(f"--max-len {asked} is fewer positions than the prompt and --generate need ({needed})")
+        return asked
+    return min(c.max_len, max(-(-needed // LENGTH_STEP) * LENGTH_STEP, c.attn_splits))
 
 
 def _check_memory(config: DecoderConfig, chunk: int) -> None:
@@ -81,12 +176,34 @@ def _check_memory(config: DecoderConfig, chunk: int) -> None:
     check_memory(config.name, run_bytes(step_of(op)[0], total, copies=1), available_memory())
 
 
-def generate(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> dict:
-    """The report of a generation: the prompt's and the generated tokens (and text), the times it took."""
-    ids, tokenizer = _prompt(args)
+@dataclass(frozen=True)
+class Asked:
+    """What a generation is asked for, read and checked before anything is built: the prompt's `ids`, the
+    `tokenizer` that made them (None for ids given), at most `n` tokens, the `config` with caches of the run's
+    length, the `stop` ids and the `sampling`."""
+
+    ids: list[int]
+    tokenizer: Any
+    n: int
+    config: DecoderConfig
+    stop: frozenset[int]
+    sampling: Sampling
+
+
+def asked(args, config: DecoderConfig) -> Asked:
+    """The generation `args` ask of `config`, every flag checked."""
+    ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
-    if n < 0:
-        raise UserError(f"--generate takes a count of tokens, not {n}")
+    sized = dataclasses.replace(config, max_len=run_length(config, len(ids) + n, args.max_len))
+    directory = Path(args.model)
+    stop = frozenset() if args.ignore_eos or not directory.is_dir() else frozenset(eos_ids(directory))
+    return Asked(ids, tok, n, sized, stop, Sampling(args.temperature, args.top_k, args.top_p, args.seed))
+
+
+def generate(args, run: Asked, weights: WeightSource | None, backend: str, show) -> dict:
+    """The report of generation `run`: the prompt's and the generated tokens (and text, streamed to standard output
+    as it is generated unless --json), why it stopped, the numerics, the times it took."""
+    ids, tok, n, config, stop = run.ids, run.tokenizer, run.n, run.config, run.stop
     chunk = max(1, min(args.chunk, config.max_len))
     if backend == "numpy":
         _check_memory(config, chunk)
@@ -96,20 +213,30 @@ def generate(args, config: DecoderConfig, weights: WeightSource | None, backend:
     session = Session(config, weights or RandomWeights(args.seed), backend, chunk, **placing)
     ready = time.perf_counter() - t
     show(f"generating {n} tokens after {len(ids)}")
+    streamed = tok is not None and not args.json
+    stream = TextStream(tok.decode, _write) if streamed else lambda token: None
     t = time.perf_counter()
-    tokens, logits = session.generate(ids, n)
+    tokens, logits = decoding.generate(session.forward, ids, n, run.sampling, stop, stream)
     spent = time.perf_counter() - t
+    if streamed:
+        _write("\n")
     if args.logits:
-        np.save(args.logits, logits)
+        try:
+            np.save(args.logits, logits)
+        except OSError as e:
+            raise UserError(f"--logits {args.logits}: cannot write: {e.strerror or e}") from None
     report: dict = {
         "config": config.name,
         "weights": "random" if weights is None else "checkpoint",
+        "numerics": config.numerics,
         "backend": backend,
+        "max_len": config.max_len,
         "prompt": ids,
         "tokens": tokens,
+        "stopped": "eos" if tokens and tokens[-1] in stop else "length",
     }
-    if tokenizer is not None:
-        report["text"] = tokenizer.decode(tokens)
+    if tok is not None and args.json:
+        report["text"] = tok.decode(tokens)
     report |= {
         "arena_bytes": session.decode.arena_bytes,
         "prefill_arena_bytes": session.prefill.arena_bytes if session.prefill is not None else 0,
@@ -117,3 +244,8 @@ def generate(args, config: DecoderConfig, weights: WeightSource | None, backend:
         "generate_s": round(spent, 4),
     }
     return report
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()

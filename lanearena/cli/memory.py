@@ -4,8 +4,9 @@ drawn or read rather than the system killing the process half way."""
 from __future__ import annotations
 
 from lanearena.errors import UserError
+from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.runtime import fed
-from lanearena.model import Form, Role, Step, array_bytes
+from lanearena.model import QBLOCK, Form, Role, Step, array_bytes
 
 OVERHEAD = 300 * 10**6
 """Host bytes of the process beside what the run holds: the interpreter, numpy, xDSL, the lowered modules."""
@@ -45,3 +46,24 @@ def check_memory(name: str, need: int, available: int | None) -> None:
             "here: make it smaller with --set (fewer layers, a smaller vocab or max_len, fewer experts or a smaller "
             "expert_ffn), or `lanearena build` it for the arena alone"
         )
+
+
+def config_bytes(c: DecoderConfig) -> int:
+    """A lower bound of the host bytes a numpy run of config `c` takes, from its shapes alone (so that a config of
+    a million layers is refused before its step is built): the embedding table and lm-head, each layer's attention
+    projections and key/value caches and its MLP's weights (a delta-rule layer's counted as nothing), in the step's
+    numerics, and the process itself."""
+    per = (QBLOCK + 4) / QBLOCK if c.quantized else 4  # Q8_0: a byte a value and an f32 scale a block
+    tables = c.vocab * c.hidden * (1 if c.tie_embeddings else 2)
+    weights = tables
+    full = c.layers // c.attn_interval  # the full attention layers: every attn_interval-th
+    weights += full * 2 * c.hidden * (c.q_dim + c.kv_dim)
+    caches = full * 2 * c.max_len * c.kv_dim * 4
+    if c.mixture:
+        assert c.experts is not None and c.expert_ffn is not None  # a mixture has them
+        sparse = c.layers // max(c.sparse_step, 1) - len(c.dense_layers)
+        weights += max(sparse, 0) * c.experts * 3 * c.hidden * c.expert_ffn
+    else:
+        assert c.ffn is not None  # a dense config has it
+        weights += c.layers * 3 * c.hidden * c.ffn
+    return int(weights * per) + caches + OVERHEAD

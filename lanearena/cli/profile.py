@@ -185,7 +185,7 @@ def plot(rows: list[KindTime], title: str, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UserError("--plot needs matplotlib (pip install -e '.[plot]')") from None
+        raise UserError("--plot needs matplotlib (pip install '.[plot]')") from None
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.5))
     names = [r.kind for r in reversed(rows)]
     ax.barh(names, [r.us for r in reversed(rows)])

@@ -22,7 +22,7 @@ def register(sub) -> None:
         help="print a step's arena as a table and draw it (launches along x, arena bytes along y)",
         description="Prints each step's arena (its size, lower bound, bytes without reuse, peak launch, largest "
         "items, buffers kept outside) and, with -o, draws it as SVG or PNG (needs matplotlib: "
-        "pip install -e '.[plot]').",
+        "pip install '.[plot]').",
     )
     p.add_argument("input", help="a .mlir file holding lane.step ops, placed or not, - for standard input")
     p.add_argument("-o", "--output", metavar="FILE", help="the picture to write: a .svg or .png file")
@@ -94,7 +94,7 @@ def _need_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UserError("drawing needs matplotlib: pip install -e '.[plot]'") from None
+        raise UserError("drawing needs matplotlib: pip install '.[plot]'") from None
 
 
 def _placed(plan: ArenaPlan | None) -> ArenaPlan:

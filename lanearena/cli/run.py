@@ -1,28 +1,32 @@
-"""`lanearena run`: the whole pipeline on one decoder step (by default the embedded tiny one; or a config JSON, or a
-model directory with its safetensors weights): build, place, verify, lower, run on the GPU where PyCUDA and a
-device are (else on the numpy runtime), and compare with the run in which no two arrays share bytes. With a prompt
-(`--prompt-ids`, or `--prompt` through the directory's tokenizer.json), it generates instead: the prompt through the
-prefill step, then `--generate` greedy decode steps, the caches kept on the device (`lowering.session`)."""
+"""`lanearena run`: the whole pipeline on one decoder step (by default the embedded tiny one; or a config JSON, a
+model directory with its safetensors weights, or a step's .mlir file): build, place, verify, lower, run on the GPU
+where PyCUDA and a device are (else on the numpy runtime), and compare with the run in which no two arrays share
+bytes. With a prompt (`--prompt-ids`, `--prompt` through the directory's tokenizer.json, or `--chat`), it generates
+instead (`cli.generation`). Every flag and every file of a model directory is checked before a step is built."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
+from pathlib import Path
 
 from lanearena import api
 from lanearena.analysis.arena_problem import problem
 from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_of
-from lanearena.cli.generation import add_generation_flags, generate, generating
-from lanearena.cli.memory import available_memory, check_memory, run_bytes
+from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
+from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
-from lanearena.frontend import DecoderConfig, decoder_step
-from lanearena.frontend.checkpoint import Checkpoint, is_model_directory
+from lanearena.frontend import ConfigError, DecoderConfig, decoder_step
+from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
 from lanearena.lowering.compile import compare, gpu_timing, placed, resolve_backend
 from lanearena.lowering.runtime import unshared
 from lanearena.lowering.weights import WeightSource
+from lanearena.model import Role
+from lanearena.passes.convert import step_of, steps
 
 COMPARISON_COPIES = 4
 """Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's
@@ -43,8 +47,9 @@ def register(sub) -> None:
         nargs="?",
         default="tiny",
         help="a shipped config (tiny, tiny-moe, tiny-prefill, qwen3-0.6b, qwen3-30b-a3b, ...), a JSON file of config "
-        "keys or a Hugging Face config.json (- for standard input), or a model directory (config.json and "
-        "safetensors weights, which the run uploads; else the weights are random) (default: tiny)",
+        "keys or a Hugging Face config.json (- for standard input; random weights), a model directory (config.json "
+        "and safetensors weights, which the run uploads), or a step's .mlir file (run with random inputs and "
+        "weights) (default: tiny)",
     )
     add_settings(p, "layers=2")
     add_algorithm(p)
@@ -54,7 +59,12 @@ def register(sub) -> None:
         choices=("auto", "numpy", "cuda"),
         help="where to run: cuda (PyCUDA and a GPU), numpy (the CPU runtime), auto (cuda where it can, default)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random weights and inputs (and of sampling)")
+    p.add_argument(
+        "--random-weights",
+        action="store_true",
+        help="run a model directory's config with random weights (a directory without safetensors is refused)",
+    )
     p.add_argument("--no-graph", action="store_true", help="on the GPU, time the plain path, not the CUDA graph")
     add_flags(p)
     add_generation_flags(p)
@@ -66,13 +76,38 @@ def register(sub) -> None:
 
 def run(args) -> int:
     show = Progress(args.quiet or args.json)
+    check_flags(args)
+    if args.model.endswith(".mlir"):
+        report, ok = _run_step_file(args, show)
+        show.close()
+        _print(report, args.json)
+        return 0 if ok else 1
     config = _config(args)
     backend = _backend(args.backend)
-    weights = _weights(args.model, config)
-    if generating(args):
-        report, ok = generate(args, config, weights, backend, show), True
-    else:
-        report, ok = _compare(args, config, weights, backend, show)
+    wanted = asked(args, config) if generating(args) else None
+    if wanted is not None:
+        config = wanted.config
+    elif args.max_len is not None:
+        config = dataclasses.replace(config, max_len=run_length(config, 1, args.max_len))
+    weights = _weights(args.model, config, args.random_weights)
+    if isinstance(weights, Checkpoint):
+        _check_first_layers(config, weights)
+    if backend == "numpy":  # before a step is built: one of a million layers takes minutes to find too large
+        check_memory(args.model, config_bytes(config), available_memory())
+    try:
+        if wanted is not None:
+            report, ok = generate(args, wanted, weights, backend, show), True
+        else:
+            t = time.perf_counter()
+            module = decoder_step(config)
+            built = {"build_s": time.perf_counter() - t}
+            report, ok = _compare(args, config.name, module, weights, backend, show, built)
+            report = {"config": config.name, "numerics": config.numerics, **report}
+    except UserError as e:
+        if args.model in str(e) or str(e).startswith("--"):  # located already, or a flag's
+            raise
+        # a step the config makes and the kernels refuse (a grid past CUDA's, ...): the config is at fault
+        raise UserError(f"{args.model}: the config's step cannot run: {e}") from None
     show.close()
     _print(report, args.json)
     return 0 if ok else 1
@@ -80,11 +115,11 @@ def run(args) -> int:
 
 def _config(args) -> DecoderConfig:
     """The config `args.model` names, with `--set`; the keys it ignores said on stderr (all with --verbose, and
-    always those that look like a misspelling of a key it reads)."""
+    always those that look like a misspelling of a key it reads), and any other note always (f32 taken for int8)."""
     notes: list[str] = []
     config = config_of(args.model, args.settings, notes)
     for note in notes:
-        if args.verbose or "did you mean" in note:
+        if args.verbose or "did you mean" in note or "ignored key" not in note:
             print(f"note: {note}", file=sys.stderr)
     return config
 
@@ -96,31 +131,65 @@ def _backend(name: str) -> str:
         raise UserError(str(e)) from None
 
 
-def _weights(model: str, config: DecoderConfig) -> WeightSource | None:
-    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed)."""
-    return Checkpoint(model, config) if is_model_directory(model) else None
+def _weights(model: str, config: DecoderConfig, random: bool) -> WeightSource | None:
+    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed): a directory
+    without safetensors weights is refused, naming what it holds, unless `random` weights are asked for."""
+    if random or not Path(model).is_dir():
+        return None
+    if not has_weights(model):
+        raise no_weights(model)
+    return Checkpoint(model, config)
 
 
-def _compare(args, config: DecoderConfig, weights: WeightSource | None, backend: str, show) -> tuple[dict, bool]:
-    """The step placed, run as placed and as the unshared reference, and the report of both."""
-    times = {}
-    t = time.perf_counter()
-    module = decoder_step(config)
-    times["build_s"] = time.perf_counter() - t
-    show(f"placing {config.name}")
+def _check_first_layers(config: DecoderConfig, weights: Checkpoint) -> None:
+    """The checkpoint's tensors checked against the step of the config's first layers (up to its first full
+    attention layer and its first mixture), before the whole step is built: a config whose shapes are not the
+    checkpoint's is refused in a fraction of a second however large it makes the step."""
+    layers = min(config.layers, max(config.attn_interval, config.sparse_step))
+    try:
+        first = dataclasses.replace(config, layers=layers)
+    except ConfigError:  # the layers cut cannot stand alone (dense_layers past them): the whole step checks it
+        return
+    (op,) = steps(decoder_step(first))
+    weights.check({t.name: t.shape for t in step_of(op)[0].tensors.values() if t.role is Role.WEIGHT}, every=False)
+
+
+def _run_step_file(args, show) -> tuple[dict, bool]:
+    """A `lane.step` written by hand (or by `lanearena build`) run as a config's step is: placed (unless it is),
+    run as placed and unshared with random inputs and weights, and compared."""
+    if generating(args):
+        raise UserError(f"{args.model} is a step: it runs as it is, with no prompt (generation takes a config)")
+    if args.settings or args.random_weights or args.max_len is not None:
+        raise UserError(f"{args.model} is a step: --set, --max-len and --random-weights are for configs")
+    try:
+        module = api.parse_file(args.model)
+    except UserError as e:
+        if "is not registered" not in str(e):
+            raise
+        raise UserError(f"{e} (lanearena run takes one lane.step; lanearena-run runs func and memref MLIR)") from None
+    report, ok = _compare(args, args.model, module, None, _backend(args.backend), show)
+    return {"step": args.model, **report}, ok
+
+
+def _compare(
+    args, name: str, module, weights: WeightSource | None, backend: str, show, times: dict[str, float] | None = None
+) -> tuple[dict, bool]:
+    """The step of `module` placed, run as placed and as the unshared reference, and the report of both (with the
+    `times` taken before, in seconds)."""
+    times = dict(times or {})
+    show(f"placing {name}")
     t = time.perf_counter()
     api.place(module, placing(args, show))
     step = placed(module)  # verified, and read from the IR: the one reading of the lowering
     times["place_s"] = time.perf_counter() - t
     if backend == "numpy":
         need = run_bytes(step.step, step.plan.bytes + unshared(step.plan).bytes, COMPARISON_COPIES)
-        check_memory(config.name, need, available_memory())
+        check_memory(name, need, available_memory())
     show(f"running {len(step.step.launches)} launches on {backend}")
     t = time.perf_counter()
     result = compare(step, backend, args.seed, weights)
     times["run_s"] = time.perf_counter() - t
     report = {
-        "config": config.name,
         "weights": "checkpoint" if weights is not None else "random",
         "launches": len(step.step.launches),
         "arena_bytes": step.plan.bytes,

@@ -4,24 +4,60 @@ and the shape expected), then each weight made from its checkpoint tensors when 
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 
 import numpy as np
 
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.frontend.family import FAMILIES
+from lanearena.frontend.model_files import read_json
 from lanearena.frontend.names import skipped, sources
-from lanearena.frontend.safetensors_io import CheckpointError, Entry, entries, read
+from lanearena.frontend.safetensors_io import INDEX, SINGLE, CheckpointError, Entry, entries, read
 
-__all__ = ["Checkpoint", "CheckpointError", "is_model_directory"]
+__all__ = ["Checkpoint", "CheckpointError", "has_weights", "no_weights"]
+
+_LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+"""A checkpoint tensor of a layer (every family's table names them so), and the layer's number."""
 
 
-def is_model_directory(path: str | Path) -> bool:
-    """Whether `path` is a directory holding a config.json and safetensors weights."""
-    p = Path(path)
-    has_weights = (p / "model.safetensors").is_file() or (p / "model.safetensors.index.json").is_file()
-    return p.is_dir() and (p / "config.json").is_file() and has_weights
+NUMERICS_OF_DTYPE = {"F32": "f32", "F16": "f32", "BF16": "f32"}
+"""The numerics a checkpoint of each safetensors dtype runs in by default: its own, f32 for f32 (and for f16 and
+bf16 until a half-precision numerics exists). int8 and int8x2 only where a config or --set asks."""
+
+_TORCH_DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}
+"""config.json's torch_dtype (dtype in transformers 5) as the safetensors dtype it saves."""
+
+
+def default_numerics(directory: str | Path, config: dict) -> str:
+    """The numerics model directory `directory` (whose config.json holds `config`) runs in where neither its
+    config.json nor a setting names them: its checkpoint's dtype's (`NUMERICS_OF_DTYPE`; f32 where its tensors'
+    dtypes differ), else, without weights, that of config.json's torch_dtype, else f32."""
+    if has_weights(directory):
+        dtypes = {e.dtype for e in entries(Path(directory)).values()}
+    else:
+        dtypes = {_TORCH_DTYPES.get(str(config.get("dtype", config.get("torch_dtype"))), "F32")}
+    return NUMERICS_OF_DTYPE[dtypes.pop()] if len(dtypes) == 1 else "f32"
+
+
+def has_weights(directory: str | Path) -> bool:
+    """Whether `directory` names its safetensors weights (`model.safetensors` or the index of shards), whatever
+    they turn out to be: what is there is read, and refused if it is not what it claims."""
+    d = Path(directory)
+    return any((d / name).exists() or (d / name).is_symlink() for name in (SINGLE, INDEX))
+
+
+def no_weights(directory: str | Path) -> CheckpointError:
+    """The refusal of model directory `directory`, which holds no safetensors weights, naming what it holds."""
+    d = Path(directory)
+    found = sorted(p.name for p in d.iterdir()) if d.is_dir() else []
+    near = [f for f in found if f.lower() in (SINGLE, INDEX)]
+    hint = f" ({', '.join(near)}: names are case-sensitive)" if near else ""
+    held = ", ".join(found[:8]) + (f" and {len(found) - 8} more" if len(found) > 8 else "") if found else "nothing"
+    return CheckpointError(
+        f"{d}: no {SINGLE} nor {INDEX} (it holds {held}){hint}: lanearena reads safetensors weights "
+        "(transformers' save_pretrained writes them); --random-weights runs the config with random weights"
+    )
 
 
 class Checkpoint:
@@ -31,23 +67,32 @@ class Checkpoint:
     def __init__(self, directory: str | Path, c: DecoderConfig):
         self.directory = Path(directory)
         self.config = c
-        try:
-            self.model_type = json.loads((self.directory / "config.json").read_text())["model_type"]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
-            raise CheckpointError(f"{self.directory / 'config.json'}: no model_type: {e}") from None
-        if self.model_type not in FAMILIES:
-            raise CheckpointError(f"{self.directory}: no name table for model_type {self.model_type!r}")
-        self.family = FAMILIES[self.model_type]
-        self.sources = sources(self.family, c)
+        config_json = self.directory / "config.json"
+        values = read_json(config_json, CheckpointError)
+        model_type = values.get("model_type") if isinstance(values, dict) else None
+        if not isinstance(model_type, str) or model_type not in FAMILIES:
+            raise CheckpointError(f"{config_json}: no name table for model_type {model_type!r}")
+        self.model_type: str = model_type
+        self.family = FAMILIES[model_type]
+        if not has_weights(self.directory):
+            raise no_weights(self.directory)
         self.entries = entries(self.directory)
+        held = {int(m.group(1)) for m in map(_LAYER.match, self.entries) if m}
+        if c.layers > len(held):
+            raise CheckpointError(
+                f"{config_json}: the config makes {c.layers} layers, and the checkpoint holds {len(held)}: the "
+                "weights do not fit the config"
+            )
+        self.sources = sources(self.family, c)
 
     def _where(self, name: str) -> str:
         entry = self.entries.get(name)
         return f"{entry.file}" if entry is not None else str(self.directory)
 
-    def check(self, weights: dict[str, tuple[int, ...]]) -> None:
+    def check(self, weights: dict[str, tuple[int, ...]], every: bool = True) -> None:
         """Raises a CheckpointError naming every checkpoint tensor that the step `weights` (name: shape) need and
-        the directory lacks or holds in another shape, and every tensor the directory holds that no weight uses."""
+        the directory lacks or holds in another shape, and (where the weights are `every` one of the step) every
+        tensor the directory holds that no weight uses."""
         problems, used = [], set()
         for weight in weights:
             made = self.sources.get(weight)
@@ -63,7 +108,7 @@ class Checkpoint:
                         f"{entry.file}: tensor '{piece.name}' is {list(entry.shape)}, the config makes it "
                         f"{list(piece.shape)} (for {weight})"
                     )
-        for name in sorted(set(self.entries) - used):
+        for name in sorted(set(self.entries) - used) if every else ():
             if not skipped(self.family, name, self.config):
                 problems.append(f"{self.entries[name].file}: tensor '{name}' is not one a {self.model_type} step uses")
         if problems:

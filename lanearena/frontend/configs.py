@@ -14,8 +14,10 @@ from typing import Any
 
 from lanearena.errors import UserError
 from lanearena.files import STDIN, STDIN_NAME, decode
+from lanearena.frontend.checkpoint import default_numerics
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.frontend.hf import hugging_face
+from lanearena.frontend.model_files import open_regular
 
 # Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
 _TINY: dict[str, Any] = dict(
@@ -70,14 +72,16 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
+        named = True  # a shipped config states its numerics
     elif spec == STDIN:
-        values, origin = _read_json(path, notes)
+        values, origin, named = _read_json(path, notes)
     elif path.is_dir():
-        if not (path / "config.json").is_file():
+        if not (path / "config.json").exists():
             raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
-        values, origin = _read_json(path / "config.json", notes)
+        chosen = any(setting(s)[0] == "numerics" for s in settings)
+        values, origin, named = _read_json(path / "config.json", notes, path, numerics=not chosen)
     elif spec.endswith(".json") or path.exists():
-        values, origin = _read_json(path, notes)
+        values, origin, named = _read_json(path, notes)
     else:
         raise ConfigError(
             f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file or a model "
@@ -85,13 +89,33 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
         )
     given = {setting(s)[0]: s for s in settings}
     values.update(setting(s) for s in settings)
-    if "split" not in values:
+    split = "split" in values
+    if not split:
         values["split"] = fitting_split(values)
     try:
         return DecoderConfig(**values)
     except ConfigError as e:
         at = f"--set {given[e.key]}" if e.key in given else origin(e.key)
-        raise ConfigError(f"{at}: {e}", e.key) from None
+        error = ConfigError(f"{at}: {e}", e.key)
+        if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics") == "f32":
+            raise error from None
+    # int8 by default only (no file or setting asked for it), and widths that are no whole Q8_0 blocks: f32 runs
+    plain = values | {"numerics": "f32"}
+    if not split:
+        plain["split"] = fitting_split(plain)
+    try:
+        c = DecoderConfig(**plain)
+    except ConfigError:
+        raise error from None
+    if notes is not None:
+        notes.append(f"{error}: the step runs in f32 numerics (--set numerics=int8 refuses it instead)")
+    return c
+
+
+_BLOCK_KEYS = frozenset(
+    {"hidden", "head_dim", "ffn", "expert_ffn", "shared_ffn", "split", "head_split", "lin_head_dim"}
+)
+"""The keys whose widths an int8 step needs in whole blocks of 32 values (refused under it, taken in f32)."""
 
 
 def setting(text: str) -> tuple[str, object]:
@@ -126,33 +150,52 @@ def fitting_split(values: dict) -> int:
     """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
     blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
     quantized = values.get("numerics", "int8") != "f32"
-    widths = [values.get(k) for k in ("hidden", "ffn")]
-    if isinstance(values.get("heads"), int) and isinstance(values.get("head_dim"), int):
-        widths.append(values["heads"] * values["head_dim"])
-    ks = [k for k in widths if isinstance(k, int) and k > 0]
-    return next(s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks))
+
+    def whole(v: object) -> int | None:
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+    heads, head_dim = whole(values.get("heads")), whole(values.get("head_dim"))
+    widths = [whole(values.get(k)) for k in ("hidden", "ffn")] + [heads * head_dim if heads and head_dim else None]
+    ks = [k for k in widths if k is not None]
+    # none fits where a width is no whole number of blocks: the config's check then names that width
+    return next((s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks)), 1)
 
 
-def _read_json(path: Path, notes: list[str] | None = None):
-    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), and where each key is
-    written in it (`path:line`)."""
+def _read_json(path: Path, notes: list[str] | None = None, directory: Path | None = None, numerics: bool = False):
+    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), where each key is
+    written in it (`path:line`), and whether it names the numerics. The config.json of model directory
+    `directory` must be a regular file, and where it names no numerics (and `numerics`: no setting does), the
+    numerics are the checkpoint's own (`checkpoint.default_numerics`)."""
     stdin = str(path) == STDIN
     stem = None if stdin else path.stem
     if stdin:
         path = Path(STDIN_NAME)
     try:
-        raw = sys.stdin.buffer.read() if stdin else path.read_bytes()
+        if stdin:
+            raw = sys.stdin.buffer.read()
+        elif directory is not None:
+            with open_regular(path, ConfigError) as f:
+                raw = f.read()
+        else:
+            raw = path.read_bytes()
         text = decode(raw, str(path), "config")
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
+    except ConfigError:
+        raise
     except UserError as e:
         raise ConfigError(str(e)) from None
     try:
         values = json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: JSON nested too deep to read") from None
     if not isinstance(values, dict):
         raise ConfigError(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+    named = "numerics" in values
+    if directory is not None and numerics and "numerics" not in values:
+        values["numerics"] = default_numerics(directory, values)
 
     def origin(key: str | None) -> str:
         match = re.search(rf'"{re.escape(key)}"\s*:', text) if key else None
@@ -170,7 +213,7 @@ def _read_json(path: Path, notes: list[str] | None = None):
     missing = [k for k in REQUIRED if k not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' * (len(missing) > 1)} {', '.join(missing)}", missing[0])
-    return values, origin
+    return values, origin, named
 
 
 def _check_key(key: str, where: str) -> None:

@@ -131,6 +131,9 @@ FIELD_TYPES: dict[str, object] = typing.get_type_hints(DecoderConfig)
 """Each config key's type: int, int | None, float, bool or str."""
 
 
+HEAD_DIM_MAX = 256
+"""The widest head the attention kernels hold (attention.cu's and attend.cu's HD_MAX)."""
+
 LAYERS = tuple[int, ...]
 """The type of a list of layers (`dense_layers`)."""
 
@@ -194,7 +197,8 @@ def _blocks(c: DecoderConfig) -> int:
 
 def _check_shapes(c: DecoderConfig) -> None:
     """The name, the numerics and the attention's shapes: counts of at least 1, widths in whole quantized blocks,
-    pairs for the rotation, kv heads that divide the heads, rows and splits that fit the caches."""
+    heads the attention kernels hold, pairs for the rotation, kv heads that divide the heads, rows and splits that
+    fit the caches."""
     _need(c.name != "", "name", "name must not be empty")
     _need(
         c.numerics in {n.value for n in Numerics},
@@ -207,6 +211,11 @@ def _check_shapes(c: DecoderConfig) -> None:
     _need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
     blocks = _blocks(c)
     _need(c.hidden % blocks == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
+    _need(
+        c.head_dim <= HEAD_DIM_MAX,
+        "head_dim",
+        f"head_dim {c.head_dim} is more than the {HEAD_DIM_MAX} values a head the attention kernels hold",
+    )
     _need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
     _need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
     _need(
@@ -300,9 +309,11 @@ def _check_attention(c: DecoderConfig) -> None:
         f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
     )
     _need(
-        c.lin_head_dim % QBLOCK == 0 and c.lin_head_dim <= 256,
+        c.lin_head_dim % _blocks(c) == 0 and c.lin_head_dim <= HEAD_DIM_MAX,
         "lin_head_dim",
-        f"lin_head_dim {c.lin_head_dim} is not a multiple of {QBLOCK} of at most 256",
+        f"lin_head_dim {c.lin_head_dim} is not "
+        + (f"a multiple of {QBLOCK} (a quantized block) " if c.quantized else "")
+        + f"of at most {HEAD_DIM_MAX}",
     )
     _need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
 

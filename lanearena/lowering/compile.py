@@ -36,9 +36,10 @@ class Placed:
     plan: ArenaPlan
     qblock: int = QBLOCK
 
-    def source(self) -> str:
-        """The Python module that runs the step as its IR places it."""
-        return emit(self.op, self.step, self.plan, self.qblock)
+    def source(self, embed_ptx: bool = False) -> str:
+        """The Python module that runs the step as its IR places it (carrying its kernels' PTX where `embed_ptx`:
+        what `-t lane-pycuda` prints)."""
+        return emit(self.op, self.step, self.plan, self.qblock, embed_ptx)
 
     def unshared_source(self) -> str:
         """The module that runs the same launches with every arena array and scratch at bytes of its own: the

@@ -1,8 +1,9 @@
 """The device of the emitted modules on a GPU: PyCUDA memory and the kernels' PTX, with `NumpyDevice`'s interface.
 PyCUDA is the optional `gpu` extra; it builds only where a CUDA driver is.
 
-The PTX (compute_80, ISA 8.0, see `kernels.ptx`) is compiled for the GPU found by the driver's JIT when a module is
-first loaded; a GPU older than Ampere or a driver older than CUDA 12.0 is refused up front, saying which was found."""
+The PTX (compute_80, ISA 8.0, see `kernels.ptx`: the module a printed step carries, else compiled from the kernel's
+CUDA source and cached) is compiled for the GPU found by the driver's JIT when a module is first loaded; a GPU older
+than Ampere or a driver older than CUDA 12.0 is refused up front, saying which was found."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from lanearena.lowering.kernels import ptx
+from lanearena.lowering.kernels import ptx, source
 
 
 def available() -> str | None:
@@ -18,7 +19,7 @@ def available() -> str | None:
     try:
         import pycuda.driver as cuda
     except ImportError:
-        return "PyCUDA is not installed (pip install -e '.[gpu]' on a machine with a CUDA driver)"
+        return "PyCUDA is not installed (pip install '.[gpu]' on a machine with a CUDA driver)"
     try:
         cuda.init()
         if cuda.Device.count() == 0:
@@ -52,8 +53,8 @@ def unusable(cuda, device) -> str | None:
 
 
 class CudaDevice:
-    """Device memory from `cuda.mem_alloc`, kernels from the package's PTX loaded once a module (JIT-compiled by the
-    driver for the GPU it found, which `found` names).
+    """Device memory from `cuda.mem_alloc`, kernels from their PTX (`ptx.ptx_source`) loaded once a module, a
+    variant's kernel by its own name (JIT-compiled by the driver for the GPU it found, which `found` names).
 
     It works on the device's primary context (`pycuda.autoprimaryctx`: retained and made current, never a context of
     its own as `pycuda.autoinit` makes), the one PyTorch, CuPy and the CUDA runtime use, so a step runs in a process
@@ -103,15 +104,15 @@ class CudaDevice:
     def _function(self, kernel: str):
         f = self._functions.get(kernel)
         if f is None:
-            source = ptx.ptx_source(kernel)
-            module = self._modules.get(source)
+            text = ptx.ptx_source(kernel)
+            module = self._modules.get(text)
             if module is None:
                 try:
-                    module = self.driver.module_from_buffer(source.encode())
+                    module = self.driver.module_from_buffer(text.encode())
                 except self.driver.Error as e:
                     raise RuntimeError(f"the driver's JIT refused the PTX of {kernel} on {self.found}: {e}") from e
-                self._modules[source] = module
-            f = self._functions[kernel] = module.get_function(kernel)
+                self._modules[text] = module
+            f = self._functions[kernel] = module.get_function(source.variant(kernel)[0])
         return f
 
     def synchronize(self) -> None:

@@ -8,7 +8,7 @@ import bisect
 import numpy as np
 
 from lanearena.lowering import kernels
-from lanearena.lowering.kernels import ptx
+from lanearena.lowering.kernels import source
 from lanearena.lowering.kernels.base import GRID_LIMITS
 from lanearena.model import ALIGN, aligned
 
@@ -31,14 +31,14 @@ class NumpyDevice:
     - `upload(addr, array)`: copies the bytes of an ndarray to `addr`.
     - `download(addr, dtype, count) -> ndarray`: a copy of `count` values of `dtype` at `addr`.
     - `fill(addr, nbytes, byte)`: sets `nbytes` bytes at `addr` to `byte` (0xFF poisons with NaN).
-    - `launch(kernel, grid, block, args)`: runs kernel `kernel` (a name of `kernels.ptx`'s modules) on a grid of
-      `grid` blocks of `block` threads, both 3-tuples, with `args` as the kernel takes them: a pointer as an
-      `np.uint64` address (0 for null), an int as `np.int32`, a float as `np.float32`.
+    - `launch(kernel, grid, block, args)`: runs kernel `kernel` (one a CUDA source declares, or a variant of it) on
+      a grid of `grid` blocks of `block` threads, both 3-tuples, with `args` as the kernel takes them: a pointer as
+      an `np.uint64` address (0 for null), an int as `np.int32`, a float as `np.float32`.
 
     Here only, `view(addr, dtype, count)` is a writable numpy view of device memory (what the twins work on).
     Every access is checked: one that runs outside its allocation, or is not aligned to its element, raises
     `DeviceError` naming the address and the allocation. A launch's arguments are checked against the kernel's
-    PTX parameters."""
+    parameters in its CUDA source."""
 
     BASE = 1 << 32
     """The first allocation's address: far from 0, so a null or small integer taken for a pointer fails."""
@@ -104,11 +104,11 @@ def _check_launch(kernel: str, grid: tuple, block: tuple, args: tuple) -> None:
     if np.prod(block) > 1024:
         raise DeviceError(f"{kernel}: block {block} has more than 1024 threads")
     got = tuple(type(a) for a in args)
-    if kernel not in ptx.kernel_names():  # a kind's own kernel without PTX: its launcher's KernelCall types it
+    if not source.declared(kernel):  # a kind's own kernel without its source: its launcher's KernelCall types it
         if not set(got) <= ARGUMENT_TYPES:
             raise DeviceError(f"{kernel} takes pointers, ints and floats, was given ({_names(got)})")
         return
-    want = ptx.signature(kernel)
+    want = source.signature(kernel)
     if got != want:
         raise DeviceError(f"{kernel} takes ({_names(want)}), was given ({_names(got)})")
 

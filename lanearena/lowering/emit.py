@@ -3,7 +3,8 @@
 zeroed buffer of its own, binds every array to its buffer and offset, and launches the kernels in order.
 
 The module runs on any device with the interface of `NumpyDevice` (`alloc`, `fill`, `upload`, `download`,
-`launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU."""
+`launch`): PyCUDA's through `CudaDevice`, or the numpy runtime on the CPU. A module printed for `-t lane-pycuda`
+carries the PTX of the kernels it launches (`ptx.modules_for`), so that it runs where only a driver is."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from lanearena.dialects.base import tensor_def
 from lanearena.dialects.located import where
 from lanearena.errors import UserError
 from lanearena.lowering import kernels
-from lanearena.lowering.kernels import KernelCall
+from lanearena.lowering.kernels import KernelCall, ptx, source
 from lanearena.model import ELEMENT_BYTES, QBLOCK, Form, Role, Step, Tensor, aligned, home_start, quant_parts
 
 
@@ -196,9 +197,10 @@ def _names(values) -> str:
     return ", ".join(_lit(tensor_def(v).tensor_name) for v in dict.fromkeys(values))
 
 
-def emit(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> str:
-    """The Python module that runs the launches of `op` (which is `step`) over the buffers of `plan`. It trusts
-    `plan`: `lowering.compile.placed` verifies a placement before anything lowers it."""
+def emit(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK, embed_ptx: bool = False) -> str:
+    """The Python module that runs the launches of `op` (which is `step`) over the buffers of `plan`, carrying the PTX
+    of the kernels it launches where `embed_ptx` (see `embedded`). It trusts `plan`: `lowering.compile.placed`
+    verifies a placement before anything lowers it."""
     lay = layout(step, plan)
     align, numerics, launches = plan.align, step.numerics, _launches(op)
     doc = (
@@ -228,17 +230,17 @@ def emit(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> 
             for n, b in table.items()
         ]
         lines.append("}")
-    body, count = [], 0
+    body, launched = [], []
     addresses = _Addresses(lay.buffers)
     for i, launch in enumerate(launches):
         if not isinstance(launch, lane.KernelOp):
             raise UserError(f"{where(launch)}{launch.name} {_lit(launch.kind)}: no kernels for a generic launch")
         calls = kernels.calls(launch, _Symbolic(step, i, lay, addresses, align, qblock))
-        count += len(calls)
+        launched += [c.kernel for c in calls]
         ins, outs = _names(launch.operand(n) for n in launch.ins()), _names(launch.operand(n) for n in launch.WRITES)
         body.append(f"    # {i}: {_lit(launch.kind)} ({ins}) -> ({outs})")
         body += [_call(c, addresses) for c in calls]
-    lines.append(f"KERNEL_LAUNCHES = {count}")
+    lines.append(f"KERNEL_LAUNCHES = {len(launched)}")
     lines += ["", "", "def launches(dev, b):", '    """Every launch of the step, in order, over buffers `b`."""', *body]
     lines += [
         "",
@@ -248,4 +250,34 @@ def emit(op: lane.StepOp, step: Step, plan: ArenaPlan, qblock: int = QBLOCK) -> 
         "    return run_module(dev, feeds, BUFFERS, FEEDS, RESULTS, launches, ALIGN)",
         "",
     ]
+    if embed_ptx:
+        lines += embedded(launched)
     return "\n".join(lines)
+
+
+def embedded(kernels: list[str]) -> list[str]:
+    """The lines that give a module the PTX of launch kernels `kernels` (those a CUDA source declares; a kind's own
+    without one runs on the numpy runtime only), for `ptx.provide`: built here, or where nvcc is not on PATH, a
+    comment saying that a GPU compiles them from their sources."""
+    declared = [k for k in dict.fromkeys(kernels) if source.declared(k)]
+    if not declared:
+        return []
+    if not ptx.can_compile():
+        return [
+            "",
+            "# No PTX: nvcc was not on PATH where this was printed; a CudaDevice compiles the kernels' sources.",
+        ]
+    modules = ptx.modules_for(declared)
+    return [
+        "",
+        "",
+        f"# The PTX of the kernels above (compute_80, PTX ISA {ptx.PTX_ISA[0]}.{ptx.PTX_ISA[1]}), by module: what a",
+        "# CudaDevice loads, so that no compiler nor kernel file is needed to run the step on a GPU.",
+        "from lanearena.lowering.kernels.ptx import provide  # noqa: E402",
+        "",
+        "PTX = {",
+        *(f"    {_lit(name)}: {_lit(text)}," for name, text in modules.items()),
+        "}",
+        "provide(PTX)",
+        "",
+    ]

@@ -30,7 +30,7 @@ def driver_bindings():
             from cuda import cuda as driver  # cuda-python before 12.6
         except ImportError:
             raise RuntimeError(
-                "CUDA graphs need NVIDIA's cuda-python driver bindings (pip install -e '.[gpu]'); "
+                "CUDA graphs need NVIDIA's cuda-python driver bindings (pip install '.[gpu]'); "
                 "or run the plain path (--no-graph)"
             ) from None
     return driver

@@ -6,8 +6,8 @@ and no Python work besides: no argument packing, no lookups, no numpy scalars ma
 The plain `launches(dev, b)` stays the readable reference path (and the numpy runtime's); a plan replays exactly
 what it launched. A device launches a packed parameter buffer through its `launcher(kernel)` where it has one
 (PyCUDA's launch of a buffer, see `cuda.CudaDevice`); any other device (the numpy runtime) gets its parameters back
-unpacked as the kernel's PTX declares them and launched through `launch`, so the CPU runs the very bytes the GPU is
-given."""
+unpacked as the kernel's CUDA source declares them and launched through `launch`, so the CPU runs the very bytes the
+GPU is given."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from types import ModuleType
 
 import numpy as np
 
-from lanearena.lowering.kernels import ptx
+from lanearena.lowering.kernels import source
 from lanearena.lowering.kernels.base import KernelCall
 
 Launcher = Callable[[tuple, tuple, bytes, int, object], None]
@@ -49,7 +49,7 @@ def _offsets(kernel: str) -> tuple[tuple[np.dtype, int], ...]:
     """Each parameter of `kernel` as its little-endian type and byte offset in the parameter buffer: every parameter
     at a multiple of its own size, as CUDA lays out a kernel's parameters."""
     out, at = [], 0
-    for t in ptx.signature(kernel):
+    for t in source.signature(kernel):
         dtype = np.dtype(t).newbyteorder("<")
         at += -at % dtype.itemsize
         out.append((dtype, at))
@@ -62,10 +62,9 @@ def pack(kernel: str, args: tuple) -> bytes:
     emitted modules pass them): bit for bit what the kernel reads."""
     params = _offsets(kernel)
     types = tuple(type(a) for a in args)
-    if types != ptx.signature(kernel):
-        raise TypeError(
-            f"{kernel} takes {len(params)} parameters of ({_names(ptx.signature(kernel))}), was given ({_names(types)})"
-        )
+    want = source.signature(kernel)
+    if types != want:
+        raise TypeError(f"{kernel} takes {len(params)} parameters of ({_names(want)}), was given ({_names(types)})")
     size = params[-1][1] + params[-1][0].itemsize if params else 0
     buffer = bytearray(size)
     for (dtype, at), a in zip(params, args, strict=True):
@@ -77,7 +76,7 @@ def unpack(kernel: str, params: bytes) -> tuple:
     """The arguments `pack` packed into `params` for `kernel`."""
     return tuple(
         t(np.frombuffer(params, dtype, 1, at)[0])
-        for (dtype, at), t in zip(_offsets(kernel), ptx.signature(kernel), strict=True)
+        for (dtype, at), t in zip(_offsets(kernel), source.signature(kernel), strict=True)
     )
 
 

@@ -16,7 +16,7 @@ import types
 
 import numpy as np
 
-from lanearena import api
+from lanearena import api, decoding
 from lanearena.errors import UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
@@ -109,13 +109,5 @@ class Session:
 
     def generate(self, prompt, n: int) -> tuple[list[int], np.ndarray]:
         """`n` tokens generated greedily after `prompt` (the arg-max of each position's logits), and the logits each
-        was chosen from (n x vocab, f32)."""
-        logits = self.forward(prompt)[-1:]
-        tokens, seen = [], []
-        for i in range(n):
-            token = int(np.argmax(logits[-1]))
-            tokens.append(token)
-            seen.append(logits[-1])
-            if i + 1 < n:
-                logits = self.forward([token])
-        return tokens, np.array(seen, np.float32).reshape(n, self.config.vocab)
+        was chosen from (n x vocab, f32); `decoding.generate` samples and stops at end tokens."""
+        return decoding.generate(self.forward, list(prompt), n)

@@ -17,8 +17,9 @@ from lanearena.model import QBLOCK
 
 def lower_module(module: ModuleOp, qblock: int = QBLOCK) -> str:
     """The Python module that runs the one placed step of `module`, once `lane-arena-verify` accepts its placement:
-    a wrong one is a `UserError` with every problem, located (see `compile.placed`)."""
-    return placed(module, qblock).source()
+    a wrong one is a `UserError` with every problem, located (see `compile.placed`). It carries the PTX of the
+    kernels it launches, so that it runs on a GPU where only a driver is."""
+    return placed(module, qblock).source(embed_ptx=True)
 
 
 @dataclass(frozen=True)

@@ -12,16 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from math import prod
-from typing import Any
+from typing import Any, Literal
 
 import numpy
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     PackableType,
 )
@@ -259,25 +260,33 @@ def _affine_index(map_: AffineMapAttr | None, operands: Sequence[Any]) -> tuple[
     return tuple(map_.data.eval(values[:dims], values[dims:]))
 
 
-@register_impls
-class ScalarFunctions(InterpreterFunctions):
-    """Scalar ops xDSL's interpreter lacks."""
-
-    @impl(arith.SIToFPOp)
-    def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues) -> PythonValues:
-        assert isinstance(op.result.type, AnyFloat)
-        return (scalar(float(number(args[0])), args[0], op.result.type),)
-
-    @impl(arith.DivfOp)
-    def run_divf(self, interpreter: Interpreter, op: arith.DivfOp, args: PythonValues) -> PythonValues:
-        assert isinstance(op.result.type, AnyFloat)
-        with numpy.errstate(divide="ignore", invalid="ignore"):  # IEEE: x/0 is an infinity or NaN
-            quotient = numpy.float64(number(args[0])) / numpy.float64(number(args[1]))
-        return (scalar(float(quotient), args[0], op.result.type),)
+INTEGERS = 16
+"""Drawn integers lie in `[0, INTEGERS)` (0 or 1 for an `i1`): small enough to index the tables of a test's model."""
 
 
-def register(interpreter: Interpreter) -> None:
-    """Adds these functions to `interpreter`, over xDSL's own for the same ops."""
-    interpreter.register_implementations(ByteMemrefFunctions(), override=True)
-    interpreter.register_implementations(AffineAccessFunctions(), override=True)
-    interpreter.register_implementations(ScalarFunctions(), override=True)
+def random_values(element: Attribute, count: int, rng: numpy.random.Generator) -> list[Any]:
+    """`count` values of type `element` drawn from `rng`: floats uniform in [-1, 1), integers and indices in
+    `[0, INTEGERS)`, 0 or 1 for an `i1`."""
+    if isinstance(element, AnyFloat):
+        return [float(v) for v in rng.uniform(-1.0, 1.0, count)]
+    top = 2 if isinstance(element, IntegerType) and element.bitwidth == 1 else INTEGERS
+    return [int(v) for v in rng.integers(0, top, count)]
+
+
+def random_argument(kind: Attribute, rng: numpy.random.Generator, index_bitwidth: Literal[32, 64]) -> Any:
+    """An argument of type `kind` as the interpreter holds it, its values drawn as `random_values` does."""
+    if isinstance(kind, MemRefType):
+        shape = kind.get_shape()
+        xtype = xtype_for_el_type(kind.get_element_type(), index_bitwidth)
+        values = random_values(kind.get_element_type(), prod(shape), rng)
+        return contiguous(TypedPtr[Any].new(values, xtype=xtype), shape)
+    (value,) = random_values(kind, 1, rng)
+    return held(value, kind, index_bitwidth)
+
+
+def as_numpy(value: Any) -> Any:
+    """An interpreted value as numpy's: a memref's elements as an array of its shape, a scalar as its number."""
+    if isinstance(value, ShapedArray):
+        array = strided(value)
+        return numpy.array(array.data).reshape(array.shape)
+    return number(value)

@@ -102,12 +102,12 @@ class FunctionLives:
 
 
 def element_bytes(element: Attribute) -> int | None:
-    """Bytes of one element of type `element` in memory, None for a type without a whole number of bytes."""
+    """Bytes of one element of type `element` in memory as MLIR's default data layout stores it (`DataLayout::
+    getTypeSize`: its bits rounded up to whole bytes, so an `i1` takes a byte), None for a type it does not size."""
     if isinstance(element, IndexType):
         return INDEX_BYTES
     if isinstance(element, IntegerType | AnyFloat):
-        width = element.bitwidth
-        return width // 8 if width % 8 == 0 else None
+        return -(-element.bitwidth // 8)
     return None
 
 
@@ -136,10 +136,11 @@ def function_lives(function: func.FuncOp, align: int, ends: Mapping[str, UseEnd]
     """The lives of `function`'s allocations in an arena whose offsets are multiples of `align`, each use ending as
     the table `ends` says: an allocation that needs an alignment (its `alignment`, else its element's bytes) that
     does not divide `align` keeps its own."""
-    allocs = [op for op in function.walk() if isinstance(op, memref.AllocOp) and ARENA_ATTR not in op.attributes]
+    order = list(function.walk())
+    allocs = [op for op in order if isinstance(op, memref.AllocOp) and ARENA_ATTR not in op.attributes]
     if len(function.body.blocks) > 1:
         return FunctionLives([], [Kept(a, "the function has more than one block") for a in allocs])
-    positions, last = _positions(function)
+    positions, last = _positions(order)
     lives: list[Life] = []
     kept: list[Kept] = []
     for alloc in allocs:
@@ -154,14 +155,18 @@ def function_lives(function: func.FuncOp, align: int, ends: Mapping[str, UseEnd]
     return FunctionLives(lives, kept)
 
 
-def _positions(function: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, int]]:
-    """Each op's position in pre-order, and the last position within it (its own for an op without regions)."""
-    positions: dict[Operation, int] = {}
-    for i, op in enumerate(function.walk()):
-        positions[op] = i
+def _positions(order: list[Operation]) -> tuple[dict[Operation, int], dict[Operation, int]]:
+    """Each op's position in `order` (a function's ops in pre-order), and the last position within it (its own for
+    an op without regions): that of the last op of its blocks, which comes after its parent's in reverse order."""
+    positions = {op: i for i, op in enumerate(order)}
     last: dict[Operation, int] = {}
-    for op in function.walk(reverse=True, region_first=True):
-        last[op] = max([positions[op]] + [last[o] for r in op.regions for b in r.blocks for o in b.ops])
+    for op in reversed(order):
+        end = positions[op]
+        for region in op.regions:
+            for block in region.blocks:
+                if block.last_op is not None:
+                    end = max(end, last[block.last_op])
+        last[op] = end
     return positions, last
 
 
@@ -177,7 +182,7 @@ def _placeable(alloc: memref.AllocOp, function: func.FuncOp, align: int) -> tupl
         return 0, "a memory space other than the default"
     width = element_bytes(kind.get_element_type())
     if width is None:
-        return 0, f"element type {kind.get_element_type()} has no whole number of bytes"
+        return 0, f"element type {kind.get_element_type()} is not sized here (integers, floats and index are)"
     size = prod(kind.get_shape()) * width
     if size == 0:
         return 0, "no bytes"

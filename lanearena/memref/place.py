@@ -3,12 +3,12 @@ into one `memref.alloc() : memref<Nxi8>` by lifetime, each becoming a `memref.vi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i8, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, StringAttr, i8, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from lanearena import options, placement
 from lanearena.dialects.located import where
 from lanearena.memref.lifetimes import ARENA_ATTR, FunctionLives, function_lives
-from lanearena.memref.uses import AWAITED, USE_ENDS, UseEnd
+from lanearena.memref.uses import AWAITED, RETURNS, USE_ENDS, UseEnd
 from lanearena.model import ALIGN, DEVICE_BYTES
 
 LOWER_BOUND_ATTR = "lanearena.lower_bound"
@@ -40,6 +40,12 @@ def buffers(lives: FunctionLives, align: int) -> list[placement.Buffer]:
         placement.Buffer(str(i), life.lower, life.upper, -(-life.size // align) * align)
         for i, life in enumerate(lives.lives)
     ]
+
+
+def identity_free(kind: MemRefType) -> bool:
+    """Whether `kind` writes neither a layout nor a memory space: it is what `memref.view` gives (most allocations
+    are, and making the type anew costs more than the rest of the rewrite)."""
+    return isinstance(kind.layout, NoneAttr) and isinstance(kind.memory_space, NoneAttr)
 
 
 @dataclass
@@ -58,7 +64,7 @@ class AllocIntoView(RewritePattern):
         kind = op.memref.type
         assert isinstance(kind, MemRefType)
         shift = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-        plain = MemRefType(kind.get_element_type(), kind.get_shape())
+        plain = kind if identity_free(kind) else MemRefType(kind.get_element_type(), kind.get_shape())
         view = memref.ViewOp(arena.memref, shift.result, (), plain)
         made: list[Operation] = [shift, view]
         if plain != kind:
@@ -147,9 +153,11 @@ def _keep_all(lives: FunctionLives, arena: str) -> None:
 class MemrefArenaPlace(ModulePass):
     """Options as `lane-arena-place`'s: `algorithm` (greedy, best-fit, portfolio, best: the default), `align` (a power
     of two: bytes every offset and the arena are aligned to; each size is rounded up to it), `work` (counted search a
-    function, for `best`: the result does not depend on the machine), `time_limit` (seconds, an extra bound) and
+    function, for `best`: the result does not depend on the machine), `time_limit` (seconds, an extra bound),
     `awaited` (names of a pipeline's own asynchronous ops whose uses last until their tokens are awaited, as
-    `uses.Awaited` says: `awaited="nvgpu.device_async_copy","nvgpu.device_async_wait"`)."""
+    `uses.Awaited` says: `awaited="nvgpu.device_async_copy","nvgpu.device_async_wait"`) and `sync` (names of a
+    pipeline's own region ops that run their regions before they return, which xDSL cannot tell from their class:
+    `sync="my.map"`, unregistered ops too)."""
 
     name = "memref-arena-place"
 
@@ -158,6 +166,7 @@ class MemrefArenaPlace(ModulePass):
     time_limit: float | int | None = None
     work: int | None = None
     awaited: tuple[str, ...] = ()
+    sync: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.algorithm not in placement.ALGORITHMS:
@@ -173,11 +182,23 @@ class MemrefArenaPlace(ModulePass):
             raise DiagnosticException(f"{self.name}: {e}") from None
 
     def use_ends(self) -> Mapping[str, UseEnd]:
-        """The table of when a use ends: `USE_ENDS` and the ops of `awaited`. A pipeline's subclass may give its
-        own (a DMA-like pair: `uses.Waited`)."""
-        return {**USE_ENDS, **dict.fromkeys(self.awaited, AWAITED)}
+        """The table of when a use ends: `USE_ENDS`, the ops of `awaited` and those of `sync`. A pipeline's subclass
+        may give its own (a DMA-like pair: `uses.Waited`; a region op that runs inline: `uses.RETURNS`)."""
+        return {**USE_ENDS, **dict.fromkeys(self.awaited, AWAITED), **dict.fromkeys(self.sync, RETURNS)}
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         ends = self.use_ends()
-        for function in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
+        for function in [f for f in functions(op) if f.body.blocks]:
             place_function(function, self.algorithm, self.align, self.time_limit, self.work, ends)
+
+
+def functions(op: Operation) -> Iterator[func.FuncOp]:
+    """The `func.func`s inside `op`, at any depth, without walking through their bodies (a function's ops are the
+    most of a module's)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                if isinstance(child, func.FuncOp):
+                    yield child
+                else:
+                    yield from functions(child)

@@ -1,8 +1,11 @@
 """When a use of a buffer ends: a table from an op's name to the rule that says after which op of its block the op no
 longer touches the bytes of its memref operands (and of anything in its regions). Most ops are done when they return;
 an asynchronous op is done when its token is awaited (`gpu.launch_func async`...), a DMA when its wait on the same
-tag returns (`memref.dma_start`). `USE_ENDS` is the default table; a pipeline extends it for its own ops with the
-pass's `awaited` option or in Python (`MemrefArenaPlace.use_ends`, or the `ends` of `function_lives`).
+tag returns (`memref.dma_start`). An op the table does not list is done when it returns if it has no regions, or if
+its class says that it runs them inline (`runs_inline`: xDSL's `RecursiveMemoryEffect` trait, linalg's structured
+ops); any other region op may run its regions later. `USE_ENDS` is the default table; a pipeline extends it for its
+own ops with the pass's `awaited` and `sync` options or in Python (`MemrefArenaPlace.use_ends`, or the `ends` of
+`function_lives`), or gives its own op classes the `RecursiveMemoryEffect` trait.
 
 A rule looks no further than the block of the op: an await inside a branch or a loop may not run, so it ends
 nothing, and a use that nothing in its block ends keeps its buffer out of the arena."""
@@ -16,7 +19,9 @@ from typing import Protocol
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import MemRefType, UnrankedMemRefType, UnregisteredOp
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Operation, SSAValue
+from xdsl.traits import RecursiveMemoryEffect
 
 
 def op_name(op: Operation) -> str:
@@ -36,7 +41,7 @@ class UseEnd(Protocol):
 @dataclass(frozen=True)
 class Returns:
     """Done when it returns: an op without regions that is not in the table, and a region op that runs its regions
-    before it returns (loops, branches, `scf.parallel`...)."""
+    before it returns (loops, branches, `scf.parallel`, `linalg.generic`...)."""
 
     def end(self, op: Operation, table: Mapping[str, UseEnd]) -> Operation | str:
         return op
@@ -44,7 +49,8 @@ class Returns:
 
 @dataclass(frozen=True)
 class Unknown:
-    """A region op the table does not list: its regions may run after it returns (`async.execute`, `omp.task`)."""
+    """A region op the table does not list and whose class does not say that it runs its regions inline: they may run
+    after it returns (`async.execute`, `omp.task`)."""
 
     def end(self, op: Operation, table: Mapping[str, UseEnd]) -> Operation | str:
         return f"async: used inside {op_name(op)}, whose regions may run after it returns"
@@ -119,20 +125,17 @@ GPU_ASYNC = ("gpu.launch", "gpu.launch_func", "gpu.memcpy", "gpu.memset", "gpu.w
 """The gpu ops that take tokens and may give one (MLIR's `AsyncOpInterface`)."""
 
 SYNCHRONOUS_REGIONS = (
-    "scf.for",
-    "scf.while",
-    "scf.if",
-    "scf.index_switch",
     "scf.execute_region",
-    "scf.parallel",
     "scf.forall",
-    "scf.reduce",
     "affine.for",
-    "affine.if",
     "affine.parallel",
-    "memref.alloca_scope",
+    "linalg.map",
+    "linalg.reduce",
+    "linalg.broadcast",
 )
-"""Region ops that have run their regions when they return."""
+"""Region ops that have run their regions when they return and whose xDSL classes (0.74 and 0.75) do not say so with
+`RecursiveMemoryEffect` or as a linalg structured op (as MLIR's do), or that xDSL does not define (`scf.forall`,
+`linalg.map`: parsed in generic form as unregistered ops)."""
 
 USE_ENDS: Mapping[str, UseEnd] = MappingProxyType(
     {
@@ -141,12 +144,25 @@ USE_ENDS: Mapping[str, UseEnd] = MappingProxyType(
         "memref.dma_start": Waited("memref.dma_wait", dma_tag),
     }
 )
-"""The default table: ops not in it are done when they return, unless they have regions (`Unknown`)."""
+"""The default table: ops not in it are done when they return, unless they have regions and `runs_inline` does not
+hold for them (`Unknown`)."""
+
+INLINE = (LinalgStructuredOperation,)
+"""Op classes that run their regions inline without declaring `RecursiveMemoryEffect` in xDSL: a structured linalg
+op runs its payload on every element before it returns (MLIR's `LinalgStructuredInterface`)."""
+
+
+def runs_inline(op: Operation) -> bool:
+    """Whether `op`'s class says that it runs its regions before it returns: the `RecursiveMemoryEffect` trait (its
+    effects are those of its regions, so they happen while it runs: `scf.for`, `scf.if`, `scf.while`,
+    `scf.parallel`, `affine.if`, `memref.alloca_scope`, `omp.parallel`...) or an `INLINE` class."""
+    return isinstance(op, INLINE) or op.has_trait(RecursiveMemoryEffect, value_if_unregistered=False)
 
 
 def rule(op: Operation, table: Mapping[str, UseEnd]) -> UseEnd:
-    """The rule of `op` in `table`, or the default for an op it does not list."""
+    """The rule of `op` in `table`, or the default for an op it does not list: done when it returns unless it has
+    regions that its class does not say it runs inline."""
     found = table.get(op_name(op))
     if found is not None:
         return found
-    return Unknown() if op.regions else RETURNS
+    return Unknown() if op.regions and not runs_inline(op) else RETURNS

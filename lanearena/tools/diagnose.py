@@ -17,6 +17,7 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
 from lanearena.dialects.located import where
+from lanearena.memref.compat import accept_mlir_properties, float_splats_as_bytes
 
 _LOCATED = re.compile(r"^(\S+?:\d+:\d+): (?:error: )?")
 
@@ -92,7 +93,8 @@ def parse_located(
 ) -> ModuleOp:
     """The module in `text` (read from `name`, starting at line `line_offset + 1`), every op located. The text is
     parsed after `line_offset` empty lines, so that every location found while parsing counts lines from the top of
-    the file."""
+    the file. What xDSL reads otherwise than MLIR (a float splat by its bits, properties its ops lack) is taken
+    as MLIR means it (`memref.compat`)."""
     if isinstance(text, bytes):
         raw = text
         try:
@@ -101,12 +103,14 @@ def parse_located(
             line = raw.count(b"\n", 0, e.start) + 1 + line_offset
             col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
             raise LocatedDiagnostic(f"{name}:{line}:{col}: not UTF-8 text: byte 0x{raw[e.start]:02x}") from None
-    text = "\n" * line_offset + text
+    text = "\n" * line_offset + float_splats_as_bytes(text)
     parser = LocatingParser(ctx, text, name)
     if (quote := unclosed_string(text)) is not None:
         loc = parser.location(quote)
         raise LocatedDiagnostic(f"{name}:{loc.line.data}:{loc.column.data}: unterminated string literal")
-    return parser.parse_module(implicit_module)
+    module = parser.parse_module(implicit_module)
+    accept_mlir_properties(module)
+    return module
 
 
 def verify_located(module: ModuleOp) -> None:

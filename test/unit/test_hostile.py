@@ -31,7 +31,7 @@ from lanearena.lowering import cuda
 from lanearena.lowering.compile import compare, placed
 from lanearena.lowering.device import NumpyDevice
 from lanearena.lowering.emit import emit
-from lanearena.lowering.kernels import moe, ptx
+from lanearena.lowering.kernels import moe, source
 from lanearena.lowering.runtime import load, random_feeds
 from lanearena.lowering.target import lower_module
 from lanearena.options import PlaceOptions
@@ -346,7 +346,7 @@ def max_by_beats(mine: tuple[float, int], other: tuple[float, int]) -> tuple[flo
 
 
 def test_the_kernels_beats_is_the_rule_tested_here():
-    assert _BEATS in (ptx.HERE / "common.cuh").read_text()
+    assert _BEATS in (source.HERE / "common.cuh").read_text()
 
 
 _SPECIAL = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0])

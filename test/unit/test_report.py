@@ -172,7 +172,7 @@ def test_without_matplotlib_drawing_says_how_to_get_it(tmp_path, capsys, monkeyp
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     code, out, err = _report(capsys, str(_placed_file(tmp_path)), "-o", str(tmp_path / "p.svg"))
     assert (code, out) == (2, "")
-    assert err == "lanearena report: error: drawing needs matplotlib: pip install -e '.[plot]'\n"
+    assert err == "lanearena report: error: drawing needs matplotlib: pip install '.[plot]'\n"
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ to need it. (A deferred import still counts toward a loop.)"""
 LAYERS = (
     ("errors", "model"),
     ("files", "plugins", "kernel_shapes"),
-    ("placement",),
+    ("placement", "decoding"),
     ("options",),
     ("analysis", "dialects"),
     ("arena_report", "limits", "frontend", "memref"),
@@ -29,12 +29,12 @@ LAYERS = (
     ("api",),
     ("cli", "universe"),
 )
-"""The package's parts from the bottom up: a module may import its own part and the parts of the layers below, never
-one of its own layer's other parts or one above. Plain data and errors; files and the entry points of outside
-kinds; the algorithms over plain buffers; the options of the passes; the placement's analysis (plain data) and the
-dialects; what is built on the IR (the checks of sizes, the decoder builder and its loaders, the memref pass, the
-placement report); the passes and the drivers' diagnostics; the lowering; the API; the command line and xDSL's entry
-point."""
+"""The package's parts from the bottom up: a module may import its own part and the parts of the layers below, never one
+of its own layer's other parts or one above. Plain data and errors; files and the entry points of outside kinds; the
+algorithms over plain buffers (the placement's, and decoding's choice of the next token from logits); the options of
+the passes; the placement's analysis (plain data) and the dialects; what is built on the IR (the checks of sizes, the
+decoder builder and its loaders, the memref pass, the placement report); the passes and the drivers' diagnostics; the
+lowering; the API; the command line and xDSL's entry point."""
 
 UPWARD_TODO = {("lanearena.lowering.session", "lanearena.api")}
 """Imports that still run up, each with its owner (issue 31): the session places its steps through the API."""

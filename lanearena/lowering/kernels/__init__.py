@@ -1,5 +1,5 @@
-"""The kernel library: for every launch kind, CUDA kernels (the `.cu` files here, compiled to the `.ptx` beside them,
-see `ptx`) and their numpy twins with the same arguments, and the calls one launch makes.
+"""The kernel library: for every launch kind, CUDA kernels (the `.cu` files here, compiled to PTX when a device needs
+it, see `ptx`) and their numpy twins with the same arguments, and the calls one launch makes.
 
 A kind's launcher is found from its op class (`@lowers(GemvOp, ...)` on the launcher), a kernel's twin from the
 kernel (`@kernel` on the twin, named as the kernel): `calls(op, at)` turns a launch op into kernel calls over the
@@ -25,6 +25,7 @@ from lanearena.lowering.kernels import (  # noqa: F401  # each family registers 
     pointwise,
     rope_attention,
     rows,
+    source,
     tiles,
 )
 from lanearena.lowering.kernels.base import (
@@ -47,8 +48,12 @@ def launcher(kind: type[KernelOp]) -> Launcher | None:
 
 
 def twin_of(name: str) -> Callable[..., None] | None:
-    """The numpy twin of kernel `name`, None where no kernel of that name has one."""
-    return KERNELS.get(name)
+    """The numpy twin of kernel `name` (a variant's is its kernel's: the same semantics), None where no kernel of
+    that name has one."""
+    try:
+        return KERNELS.get(source.variant(name)[0])
+    except KeyError:  # no kernel's name, nor a variant's
+        return None
 
 
 def calls(op: KernelOp, at: Operands) -> list[KernelCall]:

@@ -3,6 +3,14 @@
 
 #define HD_MAX 256  // a head's values: HD_MAX / 32 a lane
 
+// A variant compiled with -DHEAD_DIM=hd (hd a multiple of 32, at most HD_MAX) runs heads of hd values only: its
+// per-lane arrays, loops and shared sums are sized for hd, not HD_MAX, and every bound is a constant.
+#ifdef HEAD_DIM
+#define HD_LANE (HEAD_DIM / 32)
+#else
+#define HD_LANE (HD_MAX / 32)
+#endif
+
 // k_cache[pos[r]] = k[r], v_cache[pos[r]] = v[r], rows of `width`; a position outside [0, length) writes nothing;
 // grid (rows).
 extern "C" __global__ void kv_store(float* kc, float* vc, const float* k, const float* v, const int* pos, int width,
@@ -28,6 +36,9 @@ __device__ __forceinline__ float weight_of(float m, float top) { return m == -IN
 extern "C" __global__ void attention(float* out, const float* q, const float* kc, const float* vc, const int* pos,
                                      float* ap, int* ac, int heads, int kv_heads, int hd, int length, int chunk,
                                      int window) {
+#ifdef HEAD_DIM
+  hd = HEAD_DIM;  // the launcher passes the same; as a constant, the loops below unroll and their guards fold away
+#endif
   const int c = blockIdx.x, h = blockIdx.y, r = blockIdx.z, splits = gridDim.x;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int width = kv_heads * hd;  // a cache row
@@ -36,9 +47,9 @@ extern "C" __global__ void attention(float* out, const float* q, const float* kc
   const long head = ((long)r * heads + h) * hd;
   const int t0 = window_start(pos[r], window) + c * chunk, t1 = min(min(t0 + chunk, pos[r] + 1), length);
 
-  float qv[HD_MAX / 32], acc[HD_MAX / 32];
+  float qv[HD_LANE], acc[HD_LANE];
 #pragma unroll
-  for (int j = 0; j < HD_MAX / 32; ++j) {
+  for (int j = 0; j < HD_LANE; ++j) {
     const int d = lane + 32 * j;
     qv[j] = d < hd ? q[head + d] : 0.f;
     acc[j] = 0.f;
@@ -49,25 +60,25 @@ extern "C" __global__ void attention(float* out, const float* q, const float* kc
     const float* vr = vc + (long)t * width + kv;
     float s = 0.f;
 #pragma unroll
-    for (int j = 0; j < HD_MAX / 32; ++j)
+    for (int j = 0; j < HD_LANE; ++j)
       if (lane + 32 * j < hd) s = fmaf(qv[j], kr[lane + 32 * j], s);
     s = warp_sum(s) * scale;
     const float top = fmaxf(m, s);
     const float was = weight_of(m, top), p = expf(s - top);
     l = l * was + p;
 #pragma unroll
-    for (int j = 0; j < HD_MAX / 32; ++j)
+    for (int j = 0; j < HD_LANE; ++j)
       if (lane + 32 * j < hd) acc[j] = acc[j] * was + p * vr[lane + 32 * j];
     m = top;
   }
 
-  __shared__ float wm[WARPS], wl[WARPS], wacc[WARPS][HD_MAX];
+  __shared__ float wm[WARPS], wl[WARPS], wacc[WARPS][HD_LANE * 32];
   if (lane == 0) {
     wm[warp] = m;
     wl[warp] = l;
   }
 #pragma unroll
-  for (int j = 0; j < HD_MAX / 32; ++j)
+  for (int j = 0; j < HD_LANE; ++j)
     if (lane + 32 * j < hd) wacc[warp][lane + 32 * j] = acc[j];
   __syncthreads();
   float top = -INFINITY;

@@ -8,6 +8,7 @@ import numpy as np
 from lanearena.dialects.kinds.attention import AttentionOp, KvStoreOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, kernel, lowers, operand, ptr
+from lanearena.lowering.kernels.source import specialized
 from lanearena.lowering.kernels.twin import F32, I32
 
 HD_MAX = 256
@@ -62,7 +63,14 @@ def attention_calls(op: AttentionOp, at: Operands) -> list[KernelCall]:
         *split,
         *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window)),
     )
-    return [KernelCall("attention", (splits, heads, rows), THREADS, args)]
+    return [KernelCall(attention_kernel(hd), (splits, heads, rows), THREADS, args)]
+
+
+def attention_kernel(hd: int) -> str:
+    """The attention kernel for heads of `hd` values: where hd is a whole number of warps' lanes (64, 128 and 256,
+    every published model's), the variant compiled for it, whose per-lane loops, registers and shared sums are sized
+    for hd rather than HD_MAX and whose bounds are constants; else the generic kernel."""
+    return specialized("attention", HEAD_DIM=hd) if hd % 32 == 0 else "attention"
 
 
 def chunk_size(length: int, window: int, splits: int) -> int:

@@ -1,7 +1,7 @@
 """Adding a launch kind from outside the package, as a model compiler does: the worked example of
-`docs/adding-a-kind.md`. One op class (in a dialect of its own), its kernel (CUDA C, compiled by nvcc) and the
-kernel's numpy twin; nothing of lanearena changes, and the kind is built, placed, verified, printed, parsed, lowered
-and run like the package's own."""
+`docs/adding-a-kind.md`. One op class (in a dialect of its own), its kernel (CUDA C, compiled to PTX by the package's
+path) and the kernel's numpy twin; nothing of lanearena changes, and the kind is built, placed, verified, printed,
+parsed, lowered and run like the package's own."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from lanearena.dialects.kernel import KernelOp, arg, signature
 from lanearena.frontend import StepBuilder
 from lanearena.lowering.compile import placed
 from lanearena.lowering.device import NumpyDevice
-from lanearena.lowering.kernels import ptx, twin
+from lanearena.lowering.kernels import ptx, source, twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, i32, kernel, lowers, ptr
 from lanearena.lowering.runtime import load
 from lanearena.model import Numerics, Scratch
@@ -114,16 +114,11 @@ def mine_mean(dev, grid, block, out, x, parts, arrived, width) -> None:
 
 
 @pytest.fixture(scope="module")
-def mean_kind(tmp_path_factory):
-    """The kind registered with the lowering for these tests (its kernel compiled by nvcc), and taken back after."""
-    if ptx.shutil.which("nvcc") is None:
-        pytest.skip("nvcc is not on PATH")
-    cu = tmp_path_factory.mktemp("mean") / "mean.cu"
-    cu.write_text(MEAN_CU)
-    ptx.compile_ptx(cu, cu.with_suffix(".ptx"))
-    ptx.add_module("mine", cu.with_suffix(".ptx").read_text())
+def mean_kind():
+    """The kind's source registered with the lowering for these tests, and taken back after."""
+    source.add_source("mine", MEAN_CU)
     yield MeanOp
-    ptx.add_module("mine", "")
+    source.add_source("mine", "")
 
 
 # --- The kind in use -------------------------------------------------------------------------------------------------
@@ -172,3 +167,14 @@ def test_its_shape_checks_run_with_the_kinds_of_the_package(mean_kind):
     m = b.tensor("m", 4)
     with pytest.raises(ValueError, match=r"launch #0: mine\.mean: out 'm' is not one value a row of 2500 of x"):
         b.launch(MeanOp, [x], [m])
+
+
+@pytest.mark.skipif(not ptx.can_compile(), reason="nvcc is not on PATH")
+def test_its_kernel_is_compiled_by_the_packages_path_and_printed_with_the_step(mean_kind):
+    """The kind's source takes the package's own path to PTX (compute_80 at ISA 8.0, cached, checked by ptxas) and
+    a printed step carries its module beside the package's."""
+    text = ptx.ptx_source("mine_mean")
+    assert ".entry mine_mean(" in text and ptx.isa(text) <= ptx.PTX_ISA
+    assert source.signature("mine_mean") == (np.uint64,) * 4 + (np.int32,)
+    printed = placed(_step_placed()).source(embed_ptx=True)
+    assert "    'mine': " in printed and "    'pointwise': " in printed  # mine_mean's module, and binary's

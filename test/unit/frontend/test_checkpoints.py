@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import lanearena.frontend.checkpoint as checkpoint_module
-from lanearena.frontend.checkpoint import Checkpoint, CheckpointError, is_model_directory
+from lanearena.frontend.checkpoint import Checkpoint, CheckpointError, has_weights
 from lanearena.frontend.configs import load
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.family import FAMILIES
@@ -70,7 +70,7 @@ def test_a_sharded_checkpoint_reads_as_one_file(llama, tmp_path):
         save_file({n: values[n] for n in held}, sharded / file)
     weight_map = {n: file for file, held in halves.items() for n in held}
     (sharded / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
-    assert is_model_directory(sharded)
+    assert has_weights(sharded)
     assert np.array_equal(_session(sharded).forward(PROMPT), _session(llama).forward(PROMPT))
 
 

@@ -3,6 +3,8 @@ checkpoints; and safetensors files rewritten tensor by tensor, for the tests of 
 
 from __future__ import annotations
 
+import json
+import struct
 from pathlib import Path
 
 import torch
@@ -42,3 +44,9 @@ def tensors(directory: Path) -> dict[str, torch.Tensor]:
 def rewrite(directory: Path, values: dict[str, torch.Tensor]) -> None:
     """`directory`'s model.safetensors holding `values` instead."""
     save_file({k: v.contiguous() for k, v in values.items()}, directory / "model.safetensors")
+
+
+def safetensors_bytes(header: dict, data: bytes) -> bytes:
+    """A safetensors file of `header` (written as given, however wrong) and `data`, in the format's layout."""
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data

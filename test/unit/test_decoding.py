@@ -1,0 +1,119 @@
+"""Choosing tokens from logits (`decoding`): the documented procedure held to a plain-Python one written from its
+statement in the module's doc; the uniform numbers keyed by the seed and the token's index; stopping at an end
+token; text streamed a token at a time."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lanearena.decoding import Sampling, TextStream, choose, generate, uniform
+from lanearena.errors import UserError
+
+
+def _stated(logits: list[float], temperature: float, top_k: int, top_p: float, u: float) -> int:
+    """The procedure as the module states it, in plain Python."""
+    if temperature == 0:
+        return max(range(len(logits)), key=lambda i: (logits[i], -i))
+    order = sorted(range(len(logits)), key=lambda i: (-logits[i], i))
+    if top_k:
+        order = order[:top_k]
+    top = logits[order[0]]
+    weights = [math.exp((logits[i] - top) / temperature) for i in order]
+    if top_p < 1:
+        total, running = sum(weights), 0.0
+        for n, w in enumerate(weights):
+            running += w
+            if running >= top_p * total:
+                weights = weights[: n + 1]
+                break
+    total, running = sum(weights), 0.0
+    for i, w in zip(order, weights, strict=False):
+        running += w
+        if running > u * total:
+            return i
+    return order[len(weights) - 1]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from([-3.0, -1.0, 0.0, 0.5, 1.0, 2.0, 2.5]), min_size=1, max_size=12),
+    st.sampled_from([0.0, 0.3, 1.0, 2.0]),
+    st.integers(0, 5),
+    st.sampled_from([0.2, 0.5, 0.9, 1.0]),
+    st.floats(0, 1, exclude_max=True),
+)
+def test_the_choice_is_the_stated_procedure(logits, temperature, top_k, top_p, u):
+    s = Sampling(temperature, top_k, top_p)
+    assert choose(np.asarray(logits, np.float32), s, u) == _stated(logits, temperature, top_k, top_p, u)
+
+
+def test_the_draws_follow_the_probabilities():
+    """Over many uniform numbers each token is drawn about as often as softmax(logits / T) says."""
+    logits = np.array([1.0, 0.0, 2.0, -1.0], np.float32)
+    s = Sampling(temperature=0.7)
+    counts = np.bincount([choose(logits, s, uniform(3, i)) for i in range(4000)], minlength=4)
+    p = np.exp(logits / 0.7) / np.exp(logits / 0.7).sum()
+    assert np.abs(counts / 4000 - p).max() < 0.03
+
+
+def test_a_tokens_uniform_number_depends_on_its_seed_and_index_alone():
+    assert uniform(7, 5) == uniform(7, 5) == float(np.random.Generator(np.random.Philox(key=7, counter=5)).random())
+    assert len({uniform(7, i) for i in range(50)}) == 50 and uniform(8, 5) != uniform(7, 5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"temperature": -1}, "--temperature must be a finite number from 0"),
+        ({"temperature": float("nan")}, "--temperature must be a finite number from 0"),
+        ({"top_k": -1}, "--top-k must be at least 0"),
+        ({"top_p": 0}, "--top-p must be in (0, 1]"),
+        ({"top_p": 1.5}, "--top-p must be in (0, 1]"),
+        ({"seed": -2}, "--seed must be at least 0"),
+    ],
+)
+def test_sampling_out_of_range_is_refused(kwargs, message):
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace("]", r"\]")):
+        Sampling(**kwargs)
+
+
+class _Counting:
+    """A model whose next token is the last one plus one (mod 10), and that counts the positions it ran."""
+
+    def __init__(self):
+        self.ran = 0
+
+    def __call__(self, ids) -> np.ndarray:
+        self.ran += len(ids)
+        return np.eye(10, dtype=np.float32)[[(i + 1) % 10 for i in ids]]
+
+
+def test_generation_stops_after_the_first_end_token_and_runs_it_not():
+    model = _Counting()
+    tokens, logits = generate(model, [3], 10, stop={6, 8})
+    assert tokens == [4, 5, 6] and logits.shape == (3, 10)
+    assert model.ran == 1 + 2  # the prompt, then 4 and 5: the end token is never run
+
+
+def test_without_end_tokens_it_generates_the_count():
+    tokens, _ = generate(_Counting(), [3], 10)
+    assert tokens == [4, 5, 6, 7, 8, 9, 0, 1, 2, 3]
+
+
+def test_text_streams_a_piece_a_token_holding_back_an_incomplete_character():
+    pieces = {0: "Hel", 1: "lo", 2: b"\xc3".decode("utf-8", "replace"), 3: " w"}
+    whole = {(0, 1, 2): "Hello\ufffd", (0, 1, 2, 3): "Hello\u00e9 w"}
+
+    def decode(ids):
+        return whole.get(tuple(ids), "".join(pieces[i] for i in ids))
+
+    written: list[str] = []
+    stream = TextStream(decode, written.append)
+    for token in range(4):
+        stream(token)
+    assert written == ["Hel", "lo", "\u00e9 w"] and "".join(written) == decode([0, 1, 2, 3])
