@@ -76,8 +76,9 @@ def delta_in_chunks(rows: int) -> bool:
 
 
 def multiplies_in_tiles(numerics: Numerics) -> bool:
-    """The f32 product cut along k (`gemv` under f32) meets its parts in 64 x 64 tiles: always."""
-    return numerics is Numerics.F32
+    """The f32 product cut along k (`gemv` over f32 activations: f32 or bf16 numerics) meets its parts in 64 x 64
+    tiles: always."""
+    return not numerics.quantized
 
 
 def attends_in_tiles() -> bool:

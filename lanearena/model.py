@@ -27,15 +27,23 @@ class Form(StrEnum):
 
 
 class Numerics(StrEnum):
-    """How a step computes: f32 activations, int8 activations with a scale a block, or int8 in two words."""
+    """How a step computes: f32 activations and weights; f32 activations with bf16 weight matrices (as a bf16
+    checkpoint stores them), summed in f32; int8 activations with a scale a block and Q8_0 weights; or int8 in two
+    words."""
 
     F32 = "f32"
+    BF16 = "bf16"
     INT8 = "int8"
     INT8X2 = "int8x2"
 
     @property
     def two_words(self) -> bool:
         return self is Numerics.INT8X2
+
+    @property
+    def quantized(self) -> bool:
+        """Whether activations have a quantized form (int8 words and scales) that projections read."""
+        return self in (Numerics.INT8, Numerics.INT8X2)
 
 
 class Role(StrEnum):
@@ -48,7 +56,8 @@ class Role(StrEnum):
     COMPUTED = "computed"
 
 
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "i8": 1}
+ELEMENT_BYTES = {"f32": 4, "i32": 4, "i8": 1, "bf16": 2}
+"""The bytes of one element of each type (a Q8_0 weight's words: its scales come after them)."""
 
 
 class Reason(StrEnum):
@@ -174,6 +183,14 @@ def array_bytes(length: int, form: Form, two_words: bool, align: int = ALIGN) ->
     if form is Form.PLAIN:
         return aligned(length * 4, align)
     return aligned(length, align) * (2 if two_words else 1) + aligned(length // QBLOCK * 4, align)
+
+
+def weight_array_bytes(length: int, elem: str, align: int = ALIGN) -> int:
+    """The bytes of a weight of `length` values of element `elem` as the device holds it: a Q8_0 weight's words and
+    then an f32 scale a block (each part aligned), a bf16 weight's two bytes a value, an f32 weight's four."""
+    if elem == "i8":
+        return array_bytes(length, Form.QUANT, False, align)
+    return aligned(length * ELEMENT_BYTES[elem], align)
 
 
 def quant_parts(offset: int, length: int, two_words: bool, align: int = ALIGN) -> tuple[int, int | None, int]:

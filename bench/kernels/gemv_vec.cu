@@ -19,7 +19,8 @@ __device__ __forceinline__ int idot16(int4 a, int4 b) {
 // This lane's shares of the dots of activation `a` with NW * COLS weight rows (rows[j], j < NW * COLS) over values
 // [k0, k1), into acc[j]: warp_sum each after.
 template <int N>
-__device__ __forceinline__ void lane_dots(const Act& a, const Wrow (&w)[N], int k, int k0, int k1, float (&acc)[N]) {
+__device__ __forceinline__ void lane_dots(const Act& a, const Wrow<float> (&w)[N], int k, int k0, int k1,
+                                          float (&acc)[N]) {
   const int lane = threadIdx.x & 31;
   constexpr int UNROLL = N >= 8 ? 1 : 8 / N;  // about 8 loads of a lane in flight, whatever N
   if (a.x && w[0].f && (k & 3) == 0) {  // f32 by f32: k0 is a multiple of QBLOCK, so both are float4 aligned
@@ -78,7 +79,7 @@ __device__ void gemv_cols(float* out, int pitch, const float* x, const signed ch
   const Act a = act_row(x, xh, xl, xs, row, k);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * WARPS * COLS, c1 = min(n, c0 + WARPS * COLS), warp = threadIdx.x >> 5;
-  Wrow wr[COLS];
+  Wrow<float> wr[COLS];
   float acc[COLS];
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
@@ -118,7 +119,7 @@ __device__ void glu_cols(float* out, const float* x, const signed char* xh, cons
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * WARPS * COLS, c1 = min(n, c0 + WARPS * COLS), warp = threadIdx.x >> 5;
   const long up = (long)split * rows * n;
-  Wrow wr[2 * COLS];
+  Wrow<float> wr[2 * COLS];
   float acc[2 * COLS];
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {

@@ -10,7 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lanearena.analysis.plan import Counter, OwnArray
-from lanearena.model import ALIGN, QBLOCK, Form, Part, Reason, Role, Step, Tensor, Whole, aligned, array_bytes, home
+from lanearena.model import (
+    ALIGN,
+    QBLOCK,
+    Form,
+    Part,
+    Reason,
+    Role,
+    Step,
+    Tensor,
+    Whole,
+    aligned,
+    array_bytes,
+    home,
+    weight_array_bytes,
+)
 
 
 @dataclass
@@ -150,9 +164,10 @@ def _reason(step: Step, name: str, form: Form, written: Written) -> Reason | Non
 
 
 def bytes_of(t: Tensor, form: Form, two_words: bool, align: int = ALIGN) -> int:
-    """The aligned bytes of tensor `t`'s array `form` (a Q8_0 weight's: its words and scales)."""
-    if t.elem == "i8":
-        return array_bytes(t.length, Form.QUANT, False, align)
+    """The aligned bytes of tensor `t`'s array `form` (a Q8_0 weight's: its words and scales; a bf16 weight's: two
+    bytes a value)."""
+    if t.elem in ("i8", "bf16"):
+        return weight_array_bytes(t.length, t.elem, align)
     return array_bytes(t.length, form, two_words, align)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lanearena.errors import UserError
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.runtime import fed
-from lanearena.model import QBLOCK, Form, Role, Step, array_bytes
+from lanearena.model import QBLOCK, Numerics, Role, Step, weight_array_bytes
 
 OVERHEAD = 300 * 10**6
 """Host bytes of the process beside what the run holds: the interpreter, numpy, xDSL, the lowered modules."""
@@ -30,7 +30,7 @@ def run_bytes(step: Step, arenas: int, copies: int) -> int:
     comparison: drawn, on the device, and read back after each of its two runs), `arenas` bytes of arenas, and the
     process itself."""
     weights = [t for t in fed(step) if t.role is Role.WEIGHT]
-    device = sum(array_bytes(t.length, Form.QUANT, False) if t.elem == "i8" else 4 * t.length for t in weights)
+    device = sum(weight_array_bytes(t.length, t.elem) for t in weights)
     others = sum(4 * t.length for t in fed(step) if t.role is not Role.WEIGHT)
     largest = max((4 * t.length for t in weights), default=0)
     return device + copies * others + arenas + largest + OVERHEAD
@@ -53,7 +53,8 @@ def config_bytes(c: DecoderConfig) -> int:
     a million layers is refused before its step is built): the embedding table and lm-head, each layer's attention
     projections and key/value caches and its MLP's weights (a delta-rule layer's counted as nothing), in the step's
     numerics, and the process itself."""
-    per = (QBLOCK + 4) / QBLOCK if c.quantized else 4  # Q8_0: a byte a value and an f32 scale a block
+    # Q8_0: a byte a value and an f32 scale a block; bf16: two bytes a value; f32: four
+    per = (QBLOCK + 4) / QBLOCK if c.quantized else 2 if c.numerics == Numerics.BF16 else 4
     tables = c.vocab * c.hidden * (1 if c.tie_embeddings else 2)
     weights = tables
     full = c.layers // c.attn_interval  # the full attention layers: every attn_interval-th

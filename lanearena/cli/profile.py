@@ -77,7 +77,8 @@ def label(op: KernelOp) -> str:
 def moved(op: KernelOp, two_words: bool) -> int:
     """The bytes `op` reads and writes: each operand array once, in the form touched (f32 and i32 four bytes a
     value; int8 words a byte, and a second under two-word numerics, plus an f32 scale a block; a weight's Q8_0 a
-    byte and a scale a block), but of a table gathered by `ids` only the rows they pick."""
+    byte and a scale a block; a bf16 weight two bytes a value), but of a table gathered by `ids` only the rows they
+    pick."""
     arrays = {(v, f) for v, f in op.reads()} | {(v, f) for v, f, _ in op.writes()}
     names = op.operand_names()
     gathered = op.operand("table") if "table" in names and "ids" in names else None
@@ -89,6 +90,8 @@ def moved(op: KernelOp, two_words: bool) -> int:
             values = tensor_type(op.operand("ids")).length * (t.length // t.dims[0])
         if t.elem == "i8":
             total += values * (1 + 4 / QBLOCK)
+        elif t.elem == "bf16":
+            total += 2 * values
         elif form is Form.QUANT:
             total += values * (1 + two_words + 4 / QBLOCK)
         else:

@@ -133,12 +133,16 @@ def _backend(name: str) -> str:
 
 def _weights(model: str, config: DecoderConfig, random: bool) -> WeightSource | None:
     """The checkpoint of a model directory, else None (random weights, drawn from the run's seed): a directory
-    without safetensors weights is refused, naming what it holds, unless `random` weights are asked for."""
+    without safetensors weights is refused, naming what it holds, unless `random` weights are asked for; what its
+    upload rounds, where it rounds anything, said on stderr."""
     if random or not Path(model).is_dir():
         return None
     if not has_weights(model):
         raise no_weights(model)
-    return Checkpoint(model, config)
+    checkpoint = Checkpoint(model, config)
+    if (rounding := checkpoint.rounding()) is not None:
+        print(f"note: {rounding}", file=sys.stderr)
+    return checkpoint
 
 
 def _check_first_layers(config: DecoderConfig, weights: Checkpoint) -> None:

@@ -33,7 +33,7 @@ from lanearena.dialects.base import (
     own_properties,
     step_numerics,
 )
-from lanearena.model import Form, Numerics
+from lanearena.model import Form
 
 
 @functools.lru_cache(maxsize=4096)
@@ -174,9 +174,10 @@ class TensorOp(ComputedDef):
                 )
             if form in self.own:
                 raise VerifyException(f"arena.tensor '{self.tensor_name}' {form.value}: placed, and own too")
-            if form is Form.QUANT and step_numerics(self) is Numerics.F32:
+            numerics = step_numerics(self)
+            if form is Form.QUANT and numerics is not None and not numerics.quantized:
                 raise VerifyException(
-                    f"arena.tensor '{self.tensor_name}' quant: no array is quantized under f32 numerics"
+                    f"arena.tensor '{self.tensor_name}' quant: no array is quantized under {numerics} numerics"
                 )
 
 

@@ -1,6 +1,6 @@
 """The attributes and types the `lane` and `arena` dialects share.
 
-    !lane.tensor<4096x2048xi8>   a tensor's shape and elements
+    !lane.tensor<4096x2048xi8>   a tensor's shape and elements (f32, i32; a weight's also i8 or bf16)
     !arena.buffer                bytes: the arena, scratch on it, or a counter's zeroed buffer
     #lane<numerics int8>         how a step computes (`model.Numerics`)
     #lane<form quant>            which array of a tensor (`model.Form`)
@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from enum import auto
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, f32, i8, i32
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, bf16, f32, i8, i32
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -31,8 +31,9 @@ from xdsl.utils.str_enum import StrEnum
 
 from lanearena.model import Form, Numerics, Reason
 
-ELEMENTS = {"f32": f32, "i32": i32, "i8": i8}
-"""A tensor's element types by name: f32 and i32 values, i8 the words of a Q8_0 weight."""
+ELEMENTS = {"f32": f32, "i32": i32, "i8": i8, "bf16": bf16}
+"""A tensor's element types by name: f32 and i32 values, i8 the words of a Q8_0 weight, bf16 a weight's values as a
+bf16 checkpoint stores them."""
 
 _ELEMENT_NAMES: dict[Attribute, str] = {v: k for k, v in ELEMENTS.items()}
 
@@ -103,7 +104,7 @@ def parse_str(parser: BaseParser, context: str = "") -> str:
 
 @irdl_attr_definition
 class NumericsAttr(EnumAttribute[Numerics], SpacedOpaqueSyntaxAttribute):  # type: ignore[type-var]  # see above
-    """`#lane<numerics int8>`: f32, int8 or int8x2."""
+    """`#lane<numerics int8>`: f32, bf16, int8 or int8x2."""
 
     name = "lane.numerics"
 
@@ -167,7 +168,8 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class TensorType(ParametrizedAttribute, TypeAttribute):
-    """`!lane.tensor<4096x2048xi8>`: a tensor's shape and element type (f32, i32, or i8 for a Q8_0 weight)."""
+    """`!lane.tensor<4096x2048xi8>`: a tensor's shape and element type (f32, i32, or for a weight i8, Q8_0 words,
+    or bf16)."""
 
     name = "lane.tensor"
 
@@ -200,7 +202,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
         if not dims or any(d <= 0 for d in dims):
             parser.raise_error("a tensor has at least one dimension, each positive", at, parser.pos)
         if element not in ELEMENTS.values():
-            parser.raise_error("a tensor's elements are f32, i32 or i8", at, parser.pos)
+            parser.raise_error("a tensor's elements are f32, i32, i8 or bf16", at, parser.pos)
         return [ArrayAttr(IntAttr(d) for d in dims), element]
 
     def print_parameters(self, printer: Printer) -> None:
@@ -212,7 +214,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
         if not self.shape.data or any(d.data <= 0 for d in self.shape.data):
             raise VerifyException("a tensor has at least one dimension, each positive")
         if self.element not in ELEMENTS.values():
-            raise VerifyException("a tensor's elements are f32, i32 or i8")
+            raise VerifyException("a tensor's elements are f32, i32, i8 or bf16")
 
 
 @irdl_attr_definition

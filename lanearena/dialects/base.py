@@ -70,6 +70,12 @@ def step_numerics(op: Operation) -> Numerics | None:
     return step.numerics(parent) if step is not None and parent is not None else None
 
 
+def _quantizes(op: Operation) -> bool:
+    """Whether arrays may be quantized where `op` is: under quantized numerics, or outside a step (being built)."""
+    numerics = step_numerics(op)
+    return numerics is None or numerics.quantized
+
+
 # --- Tensors -----------------------------------------------------------------------------------------------------
 
 TENSOR_FORMAT = "custom<Name>($tensor) {} custom<Own>($own_plain, $own_quant) attr-dict `:` type($result)"
@@ -134,15 +140,16 @@ class TensorDef(OrderedOp):
         )
 
     def verify_(self) -> None:
-        """What every tensor op checks: a name, i8 elements only for a Q8_0 weight, and reasons for its own buffers
-        that fit the tensor."""
+        """What every tensor op checks: a name, i8 and bf16 elements only for a weight, and reasons for its own
+        buffers that fit the tensor."""
         if not self.tensor_name:
             raise VerifyException(f"{self.name}: a tensor needs a name")
         self._verify_own()
         t = self.result.type
-        if t.elem == "i8" and self.ROLE is not Role.WEIGHT:
+        if t.elem in ("i8", "bf16") and self.ROLE is not Role.WEIGHT:
+            what = "i8 (Q8_0)" if t.elem == "i8" else t.elem
             raise VerifyException(
-                f"{self.name} '{self.tensor_name}': only a weight is i8 (Q8_0); a {self.ROLE} tensor is f32 or i32"
+                f"{self.name} '{self.tensor_name}': only a weight is {what}; a {self.ROLE} tensor is f32 or i32"
             )
         if t.elem == "i8" and t.dims[-1] % QBLOCK:
             raise VerifyException(
@@ -158,9 +165,10 @@ class TensorDef(OrderedOp):
                     f"{self.name} '{self.tensor_name}': own({form.value} = {reason.value}), but the tensor is not "
                     f"allocated in that form (that is reason unallocated)"
                 )
-            if form is Form.QUANT and step_numerics(self) is Numerics.F32:
+            if form is Form.QUANT and not _quantizes(self):
                 raise VerifyException(
-                    f"{self.name} '{self.tensor_name}' own(quant = ...): no array is quantized under f32 numerics"
+                    f"{self.name} '{self.tensor_name}' own(quant = ...): no array is quantized under "
+                    f"{step_numerics(self)} numerics"
                 )
             unallocated = reason is Reason.UNALLOCATED and form.value not in self.forms
             if (reason.value in _ROLE_REASONS or role in _ROLE_REASONS) and reason.value != role and not unallocated:
@@ -199,8 +207,10 @@ class ComputedDef(TensorDef):
 
     def verify_(self) -> None:
         """A computed tensor's checks besides every tensor's: f32 or i32 elements, forms it can be allocated in."""
-        if self.result.type.elem == "i8":
-            raise VerifyException(f"{self.name} '{self.tensor_name}': a computed tensor is f32 or i32, not i8")
+        if self.result.type.elem in ("i8", "bf16"):
+            raise VerifyException(
+                f"{self.name} '{self.tensor_name}': a computed tensor is f32 or i32, not {self.result.type.elem}"
+            )
         super().verify_()
         forms = self.forms
         if not forms or len(set(forms)) != len(forms):
@@ -214,9 +224,10 @@ class ComputedDef(TensorDef):
             )
         if self.result.type.elem != "f32":
             raise VerifyException(f"{self.name} '{self.tensor_name}': only f32 values have a quantized form")
-        if step_numerics(self) is Numerics.F32:
+        if not _quantizes(self):
             raise VerifyException(
-                f"{self.name} '{self.tensor_name}': a quantized form under f32 numerics (only int8 and int8x2 quantize)"
+                f"{self.name} '{self.tensor_name}': a quantized form under {step_numerics(self)} numerics (only int8 "
+                "and int8x2 quantize)"
             )
 
 
@@ -368,10 +379,10 @@ class LaunchOp(OrderedOp):
                 "each form once"
             )
         for f in forms:
-            if f is Form.QUANT and step_numerics(self) is Numerics.F32:
+            if f is Form.QUANT and not _quantizes(self):
                 raise self.error(
-                    f"{self.name} {what} the quant form of '{owner.tensor_name}' under f32 numerics (only int8 and "
-                    "int8x2 quantize)"
+                    f"{self.name} {what} the quant form of '{owner.tensor_name}' under {step_numerics(self)} numerics "
+                    "(only int8 and int8x2 quantize)"
                 )
             if f.value not in owner.forms:
                 raise self.error(

@@ -17,7 +17,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from lanearena.dialects.attrs import PLAIN, FormAttr, PartAttr, form_attrs
+from lanearena.dialects.attrs import PLAIN, FormAttr, PartAttr, form_attrs, part_problem
 from lanearena.dialects.base import LaunchOp, TensorDef, tensor_def, tensor_type
 from lanearena.dialects.directives import Read, Tensor, Written
 from lanearena.model import Form, Numerics, Other, Part, Role, Scratch, Whole, WriteHow
@@ -97,9 +97,11 @@ class KernelOp(LaunchOp):
     WRITES: ClassVar[tuple[str, ...]] = ("out",)
     """The operands it writes; the others it reads."""
     WEIGHTS: ClassVar[tuple[str, ...]] = ()
-    """The operands that are weights (f32, or Q8_0 where not in `F32_WEIGHTS`)."""
+    """The operands that are weights (f32, or Q8_0 or bf16 where not in `F32_WEIGHTS`)."""
     F32_WEIGHTS: ClassVar[tuple[str, ...]] = ()
     """The weights its kernels take in f32 only."""
+    UNQUANTIZED: ClassVar[tuple[str, ...]] = ()
+    """The weights its kernels take in f32 or bf16, never as Q8_0 (a router: its logits choose the experts)."""
     INTS: ClassVar[tuple[str, ...]] = ()
     """The operands of i32 values (token ids, positions, tokens); every other that is no weight is f32."""
     UPDATES: ClassVar[tuple[str, ...]] = ()
@@ -252,7 +254,10 @@ class KernelOp(LaunchOp):
                 raise ValueError(f"{cls.name}: its kernels write whole rows: no pitch, start, width")
             if len(part) != len(PART_PARAMS) or not all(_is_int(v) for v in part.values()):
                 raise ValueError(f"{cls.name}: a part write takes integers pitch, start and width together")
-            out["part"] = PartAttr(int(part["pitch"]), int(part["start"]), int(part["width"]))
+            pitch, start, width = (int(part[n]) for n in PART_PARAMS)
+            if problem := part_problem(pitch, start, width):  # refused as a builder's error, not the attr's verifier's
+                raise ValueError(f"{cls.name}: parameters 'pitch', 'start' and 'width': {problem}")
+            out["part"] = PartAttr(pitch, start, width)
         for name, value in given.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
                 raise ValueError(f"{cls.name}: parameter '{name}' is an integer, a float or a string, not {value!r}")
@@ -295,6 +300,12 @@ class KernelOp(LaunchOp):
                 raise self.error(
                     f"{self.name}: '{t.tensor_name}' (its '{name}') is {elem}, but the kernels take {' or '.join(want)}"
                 )
+        matrices = {tensor_type(self.operand(n)).elem for n in self.WEIGHTS if n not in self.F32_WEIGHTS}
+        if "bf16" in matrices and len(matrices) > 1:
+            raise self.error(
+                f"{self.name}: weights of {', '.join(sorted(matrices))}, but a launch's kernels read their weight "
+                "matrices in one element: bf16 all or none"
+            )
         for name, floor in self._integer_floors():
             attr = self.properties.get(name)
             if isinstance(attr, IntegerAttr) and attr.value.data < floor:
@@ -311,10 +322,13 @@ class KernelOp(LaunchOp):
     @functools.cache
     def _operand_rules(cls) -> tuple[tuple[str, bool, tuple[str, ...]], ...]:
         """Each tensor operand: its name, whether it must be a weight, and the element types its kernels take."""
-        rules = []
+        rules: list[tuple[str, bool, tuple[str, ...]]] = []
         for name in cls.operand_names():
             if name in cls.WEIGHTS:
-                rules.append((name, True, ("f32",) if name in cls.F32_WEIGHTS else ("f32", "i8")))
+                if name in cls.F32_WEIGHTS:
+                    rules.append((name, True, ("f32",)))
+                else:
+                    rules.append((name, True, ("f32", "bf16") if name in cls.UNQUANTIZED else ("f32", "i8", "bf16")))
             else:
                 rules.append((name, False, ("i32",) if name in cls.INTS else ("f32",)))
         return tuple(rules)

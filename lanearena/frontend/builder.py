@@ -52,7 +52,7 @@ class StepBuilder:
         try:
             self.numerics = Numerics(numerics)
         except ValueError:
-            raise ValueError(f"step '{name}': numerics are f32, int8 or int8x2, not {numerics!r}") from None
+            raise ValueError(f"step '{name}': numerics are f32, bf16, int8 or int8x2, not {numerics!r}") from None
         self.name = name
         self._ops: list[Operation] = []
         self._defs: dict[str, lane.TensorDef] = {}

@@ -21,9 +21,9 @@ _LAYER = re.compile(r"^model\.layers\.(\d+)\.")
 """A checkpoint tensor of a layer (every family's table names them so), and the layer's number."""
 
 
-NUMERICS_OF_DTYPE = {"F32": "f32", "F16": "f32", "BF16": "f32"}
-"""The numerics a checkpoint of each safetensors dtype runs in by default: its own, f32 for f32 (and for f16 and
-bf16 until a half-precision numerics exists). int8 and int8x2 only where a config or --set asks."""
+NUMERICS_OF_DTYPE = {"F32": "f32", "F16": "f32", "BF16": "bf16"}
+"""The numerics a checkpoint of each safetensors dtype runs in by default: its own, bf16 for bf16 (its weights kept
+as they are stored), f32 for f32 (and for f16, widened exactly). int8 and int8x2 only where a config or --set asks."""
 
 _TORCH_DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}
 """config.json's torch_dtype (dtype in transformers 5) as the safetensors dtype it saves."""
@@ -31,13 +31,14 @@ _TORCH_DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}
 
 def default_numerics(directory: str | Path, config: dict) -> str:
     """The numerics model directory `directory` (whose config.json holds `config`) runs in where neither its
-    config.json nor a setting names them: its checkpoint's dtype's (`NUMERICS_OF_DTYPE`; f32 where its tensors'
-    dtypes differ), else, without weights, that of config.json's torch_dtype, else f32."""
+    config.json nor a setting names them: its weight matrices' dtype's (`NUMERICS_OF_DTYPE`; the tensors of two or
+    more dimensions, as norm gains and biases stay f32 under every numerics; f32 where the matrices' dtypes differ),
+    else, without weights, that of config.json's torch_dtype, else f32. Only the safetensors headers are read."""
     if has_weights(directory):
-        dtypes = {e.dtype for e in entries(Path(directory)).values()}
+        dtypes = {e.dtype for e in entries(Path(directory)).values() if len(e.shape) >= 2}
     else:
         dtypes = {_TORCH_DTYPES.get(str(config.get("dtype", config.get("torch_dtype"))), "F32")}
-    return NUMERICS_OF_DTYPE[dtypes.pop()] if len(dtypes) == 1 else "f32"
+    return NUMERICS_OF_DTYPE.get(dtypes.pop(), "f32") if len(dtypes) == 1 else "f32"  # a dtype not read: refused later
 
 
 def has_weights(directory: str | Path) -> bool:
@@ -84,6 +85,19 @@ class Checkpoint:
                 "weights do not fit the config"
             )
         self.sources = sources(self.family, c)
+
+    def rounding(self) -> str | None:
+        """What is rounded as the weights are uploaded under bf16 numerics, where anything is: tensors of a dtype
+        with more bits than bf16 (F32, F16) are rounded to bf16 once, to nearest even; a BF16 tensor keeps its bits."""
+        if self.config.numerics != "bf16":
+            return None
+        wider = sorted({e.dtype for e in self.entries.values() if e.dtype != "BF16" and len(e.shape) >= 2})
+        if not wider:
+            return None
+        return (
+            f"{self.directory}: its {' and '.join(wider)} weight matrices are rounded to bf16 (to nearest, ties to "
+            "even) for bf16 numerics"
+        )
 
     def _where(self, name: str) -> str:
         entry = self.entries.get(name)

@@ -66,8 +66,10 @@ REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default 
 def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | None = None) -> DecoderConfig:
     """The config `spec` names (a shipped config, a JSON file of an object of config keys, `-` for one on standard
     input, or a model directory with its config.json; its name defaults to the file's), changed by `settings`
-    (`key=value`). A ConfigError names the file, line and key at fault. The keys a Hugging Face config gives that
-    transformers ignores are ignored, each with a note added to `notes`."""
+    (`key=value`). A model directory's numerics, where neither its config.json nor a setting gives them, are its
+    checkpoint's (`checkpoint.default_numerics`: bf16 or f32; int8 on request). A ConfigError names the file, line
+    and key at fault. The keys a Hugging Face config gives that transformers ignores are ignored, each with a note
+    added to `notes`."""
     path = Path(spec)
     if spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
@@ -97,9 +99,10 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
     except ConfigError as e:
         at = f"--set {given[e.key]}" if e.key in given else origin(e.key)
         error = ConfigError(f"{at}: {e}", e.key)
-        if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics") == "f32":
+        if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics", "int8") != "int8":
             raise error from None
-    # int8 by default only (no file or setting asked for it), and widths that are no whole Q8_0 blocks: f32 runs
+    # int8 by default only (no file or setting asked for it, and no checkpoint's bf16 or f32), and widths that are
+    # no whole Q8_0 blocks: f32 runs
     plain = values | {"numerics": "f32"}
     if not split:
         plain["split"] = fitting_split(plain)
@@ -149,7 +152,7 @@ def setting(text: str) -> tuple[str, object]:
 def fitting_split(values: dict) -> int:
     """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
     blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
-    quantized = values.get("numerics", "int8") != "f32"
+    quantized = values.get("numerics", "int8") in ("int8", "int8x2")
 
     def whole(v: object) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None

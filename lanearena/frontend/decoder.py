@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
-from lanearena.model import Form
+from lanearena.model import Form, Numerics
 from lanearena.passes.fuse import fuse_module
 
 __all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "layer_prefix", "split_fits"]
@@ -34,7 +34,12 @@ class _Decoder:
     def __init__(self, c: DecoderConfig):
         self.c = c
         self.b = StepBuilder(c.name, c.numerics)
-        self.weight_elem = "i8" if c.quantized else "f32"
+        self.weight_elem = {Numerics.INT8: "i8", Numerics.INT8X2: "i8", Numerics.BF16: "bf16"}.get(
+            Numerics(c.numerics), "f32"
+        )
+        """The element type of the weight matrices (norm gains, biases and the delta rule's gates stay f32)."""
+        self.router_elem = "bf16" if self.weight_elem == "bf16" else "f32"
+        """A mixture's routers': never Q8_0 (their logits choose the experts)."""
         self.read = Form.QUANT if c.quantized else Form.PLAIN
         """The form projections read their activation in."""
         self.normed = (Form.PLAIN, Form.QUANT) if c.quantized else (Form.PLAIN,)
@@ -224,7 +229,7 @@ class _Decoder:
         e, f, d = c.experts, c.expert_ffn, c.hidden
         assert e is not None and f is not None and c.topk is not None  # a mixture config has all three
         weights = [
-            b.weight(p + "w_router", (e, d)),
+            b.weight(p + "w_router", (e, d), self.router_elem),
             b.weight(p + "w_gate", (e, f, d), self.weight_elem),
             b.weight(p + "w_up", (e, f, d), self.weight_elem),
             b.weight(p + "w_down", (e, d, f), self.weight_elem),
@@ -235,7 +240,7 @@ class _Decoder:
                 b.weight(p + "ws_gate", (s, d), self.weight_elem),
                 b.weight(p + "ws_up", (s, d), self.weight_elem),
                 b.weight(p + "ws_down", (d, s), self.weight_elem),
-                b.weight(p + "ws_router", (1, d)),
+                b.weight(p + "ws_router", (1, d), self.router_elem),
             ]
         if c.fuse and c.shared_ffn is None:
             # The residual added, and the next layer's input (or the final one) normed, where the mixture writes

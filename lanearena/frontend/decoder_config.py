@@ -124,7 +124,7 @@ class DecoderConfig:
     @property
     def quantized(self) -> bool:
         """Whether projections read int8 activations and Q8_0 weights."""
-        return self.numerics != Numerics.F32.value
+        return Numerics(self.numerics).quantized
 
 
 FIELD_TYPES: dict[str, object] = typing.get_type_hints(DecoderConfig)
@@ -203,7 +203,7 @@ def _check_shapes(c: DecoderConfig) -> None:
     _need(
         c.numerics in {n.value for n in Numerics},
         "numerics",
-        f"numerics must be f32, int8 or int8x2, not {c.numerics!r}",
+        f"numerics must be f32, bf16, int8 or int8x2, not {c.numerics!r}",
     )
     for key in _AT_LEAST_ONE:
         _need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")

@@ -12,9 +12,10 @@ from lanearena.frontend.decoder_config import FIELD_TYPES
 from lanearena.frontend.family import FAMILIES, IGNORED
 from lanearena.frontend.hf_readers import ROPE, SHAPES, Origin, Out, refuse
 
-DECODER_DEFAULTS = {"numerics": "int8", "attn_splits": 8}
-"""lanearena's own keys, where a config.json gives none: int8 numerics, attention cut in 8 (and the projections'
-split chosen to fit the shapes: `configs.fitting_split`)."""
+DECODER_DEFAULTS = {"attn_splits": 8}
+"""lanearena's own keys, where a config.json gives none: attention cut in 8 (the projections' split chosen to fit
+the shapes, `configs.fitting_split`; the numerics a model directory's checkpoint's, `configs.load`, else the
+decoder's default, int8)."""
 
 
 def hugging_face(values: dict, origin: Origin, notes: list[str] | None = None) -> tuple[dict, dict[str, str]]:

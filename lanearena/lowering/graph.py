@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from lanearena.lowering.plan import LaunchPlan
-from lanearena.model import QBLOCK
+from lanearena.model import weight_array_bytes
 
 
 def driver_bindings():
@@ -109,14 +109,13 @@ def time_step(
 
 
 def weight_bytes(module: ModuleType) -> int:
-    """The bytes of emitted `module`'s weights as the device holds them (f32, or Q8_0 words and a scale a block):
-    what a step streams from memory at least once."""
-    total = 0
-    for _, _, role, elem, shape in module.FEEDS.values():
-        n = math.prod(shape)
-        if role == "weight":
-            total += n + 4 * -(-n // QBLOCK) if elem == "i8" else 4 * n
-    return total
+    """The bytes of emitted `module`'s weights as the device holds them (f32, bf16, or Q8_0 words and a scale a
+    block), unaligned: what a step streams from memory at least once."""
+    return sum(
+        weight_array_bytes(math.prod(shape), elem, align=1)
+        for _, _, role, elem, shape in module.FEEDS.values()
+        if role == "weight"
+    )
 
 
 def speed(dev, module: ModuleType, b: list[int], graph: bool, replays: int = 100) -> dict:

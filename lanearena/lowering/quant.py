@@ -1,5 +1,6 @@
 """Block quantization on the host, bit for bit as the kernels do it: a scale a block of `QBLOCK` values, int8 words,
-and under two words a low word a value. Used to pack weights and inputs, and by the kernels' numpy twins."""
+and under two words a low word a value. Used to pack weights and inputs, and by the kernels' numpy twins. Also bf16,
+a weight's values as a bf16 checkpoint stores them: an f32's high 16 bits."""
 
 from __future__ import annotations
 
@@ -67,3 +68,17 @@ def unpacked(raw: np.ndarray, n: int, two_words: bool, align: int = ALIGN) -> Qu
     lo = raw[low : low + n].view(np.int8).copy() if low is not None else None
     sc = raw[scales : scales + n // QBLOCK * 4].view(np.float32).copy()
     return Quantized(raw[words : words + n].view(np.int8).copy(), lo, sc)
+
+
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """`x` (f32) rounded to bf16, to nearest with ties to even, as 16-bit words (uint16): a value bf16 holds exactly
+    (a bf16 checkpoint's, widened) keeps its bits; a NaN stays a NaN (quiet), an infinity an infinity."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+    nan = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    return np.where(nan, (bits >> np.uint32(16)) | np.uint32(0x40), rounded).astype(np.uint16)
+
+
+def from_bf16(words: np.ndarray) -> np.ndarray:
+    """bf16 words (uint16) widened to f32, exactly: each is the high half of its f32."""
+    return (np.asarray(words, np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)

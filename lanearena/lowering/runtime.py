@@ -12,7 +12,7 @@ import numpy as np
 from lanearena.analysis.plan import ArenaPlan
 from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.errors import UserError
-from lanearena.lowering.quant import packed, quantize
+from lanearena.lowering.quant import from_bf16, packed, quantize, to_bf16
 from lanearena.model import ALIGN, Role, Step, Tensor, aligned
 
 u64, i32, f32 = np.uint64, np.int32, np.float32
@@ -30,6 +30,8 @@ def _upload(dev, addr: int, elem: str, shape: tuple[int, ...], value: np.ndarray
         raise UserError(f"feed '{name}' has {value.size} values, the tensor {int(np.prod(shape))}")
     if elem == "i8":  # a Q8_0 weight, given as its f32 values
         dev.upload(addr, packed(quantize(value.astype(np.float32).reshape(-1), two_words=False), align))
+    elif elem == "bf16":  # a bf16 weight, given as its f32 values (bf16 ones keep their bits)
+        dev.upload(addr, to_bf16(value.reshape(-1)))
     else:
         dev.upload(addr, np.ascontiguousarray(value, _DTYPES[elem]).reshape(-1))
 
@@ -126,7 +128,8 @@ def fed(step: Step) -> list[Tensor]:
 def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, np.ndarray]:
     """Random values for every input, weight and state of `step` (its weights left out where not `weights`: a run
     that streams them draws them itself), never zeros: token ids inside the embedding table, positions inside the
-    cache (consecutive rows), weights scaled by their fan-in."""
+    cache (consecutive rows), weights scaled by their fan-in (a bf16 weight's drawn, then rounded to bf16 once: the
+    values the device holds)."""
     rng = np.random.default_rng(seed)
     uses = _uses(step)
     feeds = {}
@@ -139,6 +142,8 @@ def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, n
             feeds[t.name] = (1 + 0.1 * rng.standard_normal(t.shape)).astype(np.float32)
         elif t.role is Role.WEIGHT:
             feeds[t.name] = (rng.standard_normal(t.shape) / np.sqrt(t.shape[-1])).astype(np.float32)
+            if t.elem == "bf16":
+                feeds[t.name] = from_bf16(to_bf16(feeds[t.name])).reshape(t.shape)
         else:
             feeds[t.name] = rng.standard_normal(t.shape).astype(np.float32)
     return feeds

@@ -1,6 +1,6 @@
 """Weights put on a device one tensor at a time: each made in f32 by a source (read from a checkpoint, or drawn at
-random), uploaded in the step's numerics (a Q8_0 weight quantized a slice of rows at a time), and let go before the
-next is made, so a run holds the device's memory and one tensor beside."""
+random), uploaded in the step's numerics (a Q8_0 weight quantized, a bf16 one rounded, a slice at a time), and let go
+before the next is made, so a run holds the device's memory and one tensor beside."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Protocol
 
 import numpy as np
 
-from lanearena.lowering.quant import quantize
+from lanearena.lowering.quant import quantize, to_bf16
 from lanearena.model import ALIGN, QBLOCK, aligned
 
 SLICE = 1 << 22
-"""Values quantized at a time: a few MB of temporaries whatever the weight's size."""
+"""Values quantized or rounded at a time: a few MB of temporaries whatever the weight's size."""
 
 
 class WeightSource(Protocol):
@@ -26,9 +26,14 @@ class WeightSource(Protocol):
 
 
 def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN) -> None:
-    """`values` (f32) written at `addr` as a weight of element `elem`: f32 as they are; i8 as a Q8_0 array (its
-    words, then a scale a block at the next `align` boundary), quantized a slice at a time."""
+    """`values` (f32) written at `addr` as a weight of element `elem`: f32 as they are; bf16 rounded to nearest even
+    a slice at a time (values a bf16 checkpoint held keep their bits: they are rounded never again); i8 as a Q8_0
+    array (its words, then a scale a block at the next `align` boundary), quantized a slice at a time."""
     flat = values.reshape(-1)
+    if elem == "bf16":
+        for at in range(0, flat.size, SLICE):
+            dev.upload(addr + at * 2, to_bf16(flat[at : at + SLICE]))
+        return
     if elem != "i8":
         dev.upload(addr, np.ascontiguousarray(flat, np.float32))
         return
@@ -43,7 +48,8 @@ def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN) ->
 class RandomWeights:
     """Weights drawn at random as `runtime.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
     from one generator of `seed` in the order the names are asked for, each drawn a slice at a time so that no
-    float64 copy of a whole tensor is made."""
+    float64 copy of a whole tensor is made. Drawn in f32: a bf16 weight is rounded once, as `upload` puts it on the
+    device."""
 
     def __init__(self, seed: int = 0):
         self.rng = np.random.default_rng(seed)

@@ -53,7 +53,7 @@ class _Mixture(KernelOp):
     router_split = count(1)
     tc = flag()
     paired = flag()
-    F32_WEIGHTS: ClassVar[tuple[str, ...]] = ("w_router",)
+    UNQUANTIZED: ClassVar[tuple[str, ...]] = ("w_router",)
 
     def shape(self) -> tuple[int, int, int, int, int]:
         """(rows, d, ffn, experts, topk)."""
@@ -84,7 +84,7 @@ class _Mixture(KernelOp):
             raise self.fail(
                 f"d of {d} values is not a whole number of {QBLOCK}-value blocks, as a quantized product needs"
             )
-        if (quant or step_numerics(self) not in (None, Numerics.F32)) and f % QBLOCK:
+        if (quant or ((numerics := step_numerics(self)) is not None and numerics.quantized)) and f % QBLOCK:
             raise self.fail(
                 f"a hidden row of {f} values is not a whole number of {QBLOCK}-value blocks, as a quantized product "
                 "needs"
@@ -99,7 +99,7 @@ class _Mixture(KernelOp):
         when the paired GEMM quantizes it), gathered activation row (quantized under int8), and a router cut along
         k's parts and counts."""
         rows, d, dff, experts, k = self.shape()
-        quant = numerics is not Numerics.F32
+        quant = numerics.quantized
         if rows == 1:
             hidden = k * dff + shared
             v = [
@@ -165,7 +165,7 @@ class SharedMixture(_Mixture):
     """Routed experts and a shared one (`w_shared_gate` [ffn_s, d]), weighed by its own router row."""
 
     WEIGHTS: ClassVar = (*_EXPERTS, *_SHARED)
-    F32_WEIGHTS: ClassVar = ("w_router", "w_shared_router")
+    UNQUANTIZED: ClassVar = ("w_router", "w_shared_router")
 
     def verify_(self) -> None:
         super().verify_()
@@ -252,7 +252,7 @@ class MoeAddNormOp(_Mixture):
     eps = real(1e-6)
     WRITES: ClassVar = ("out", "normed")
     WEIGHTS: ClassVar = (*_EXPERTS, "gain")
-    F32_WEIGHTS: ClassVar = ("w_router", "gain")
+    F32_WEIGHTS: ClassVar = ("gain",)
     assembly_format = signature(
         [arg_read("x"), *map(arg, _EXPERTS), arg("residual"), arg("gain")],
         [arg("out"), arg_written("normed")],

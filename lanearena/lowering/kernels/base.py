@@ -46,7 +46,7 @@ class Operands(Protocol):
         """Tensor `tensor`'s quantized array: its int8 word, its low word (0 in one word), its block's f32 scale."""
 
     def weight(self, tensor: SSAValue) -> tuple[int, int]:
-        """Weight `tensor`'s data, f32 or (an i8 weight) Q8_0 words, and its scales (0 for f32)."""
+        """Weight `tensor`'s data, f32, bf16 or (an i8 weight) Q8_0 words, and its scales (0 but for Q8_0)."""
 
     def scratch(self, tag: str) -> int:
         """The launch's scratch `tag`."""
@@ -167,11 +167,22 @@ def quant_out(at: Operands, tensor: SSAValue) -> tuple[np.uint64, ...]:
 
 
 def weight(op: KernelOp, at: Operands, tensor: Bound) -> tuple[np.uint64, np.uint64]:
-    """A weight's data and scales pointers (scales null for f32), checked against the tensor's element type."""
+    """A weight's data and scales pointers (scales null for f32 and bf16), checked against the tensor's element
+    type."""
     data, scales = at.weight(tensor.value)
-    if (tensor.elem == "i8") != (scales != 0) or tensor.elem not in ("f32", "i8"):
+    if (tensor.elem == "i8") != (scales != 0) or tensor.elem not in ("f32", "i8", "bf16"):
         raise fail(op, f"a weight of {tensor.elem} given {'no ' if not scales else ''}scales")
     return ptr(data), ptr(scales)
+
+
+def variant(op: KernelOp, kernel: str, *weights: Bound) -> str:
+    """The kernel a call over weight matrices `weights` takes: `kernel` where they are f32 or Q8_0, its bf16
+    instantiation `<kernel>_bf16` where they are bf16 (one template over the weights' element, common.cuh's
+    `Wrow<W>`); a call's matrices are all bf16 or none."""
+    bf16 = [w.elem == "bf16" for w in weights]
+    if any(bf16) and not all(bf16):
+        raise fail(op, f"{kernel} reads weights of {', '.join(w.elem for w in weights)}: bf16 all or none")
+    return f"{kernel}_bf16" if any(bf16) else kernel
 
 
 def quantized(op: KernelOp, k: int) -> bool:

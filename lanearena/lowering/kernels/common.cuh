@@ -1,6 +1,9 @@
 // What the kernels share: warp reductions, the arrival count of a block split, block quantization, and a warp's
-// dot product of an activation row (f32, int8, or int8 in two words) with a weight row (f32 or Q8_0).
+// dot product of an activation row (f32, int8, or int8 in two words) with a weight row (f32, bf16 or Q8_0).
 #pragma once
+#include <cuda_bf16.h>
+
+typedef __nv_bfloat16 bf16;
 
 #define QBLOCK 32
 #define THREADS 256
@@ -102,17 +105,25 @@ __device__ __forceinline__ Act act_row(const float* x, const signed char* hi, co
   return Act{nullptr, hi + row * k, lo ? lo + row * k : nullptr, s + row * (k / QBLOCK)};
 }
 
-// A weight row: f32 values `f`, or (s non-null) Q8_0 words `q` with block scales `s`.
+// A weight's value in f32: an f32 as it is, a bf16 exactly (its 16 bits are the high half of an f32's).
+__device__ __forceinline__ float widen(float v) { return v; }
+__device__ __forceinline__ float widen(bf16 v) { return __bfloat162float(v); }
+
+// A weight row: values `f` of the weights' element W (f32, or bf16 in a kernel's `_bf16` instantiation), or (s
+// non-null) Q8_0 words `q` with block scales `s`. The kernels that read weight matrices are templates over W, each
+// instantiated as `name` (f32 or Q8_0 weights) and `name_bf16`.
+template <typename W>
 struct Wrow {
-  const float* f;
+  const W* f;
   const signed char* q;
   const float* s;
 };
 
-// Row `row` of a weight matrix of `k` values a row: f32 at `w` when `scales` is null, else Q8_0 words at `w`.
-__device__ __forceinline__ Wrow weight_row(const void* w, const float* scales, long row, int k) {
-  if (!scales) return Wrow{(const float*)w + row * k, nullptr, nullptr};
-  return Wrow{nullptr, (const signed char*)w + row * k, scales + row * (k / QBLOCK)};
+// Row `row` of a weight matrix of `k` values a row: values of W at `w` when `scales` is null, else Q8_0 words at `w`.
+template <typename W = float>
+__device__ __forceinline__ Wrow<W> weight_row(const void* w, const float* scales, long row, int k) {
+  if (!scales) return Wrow<W>{(const W*)w + row * k, nullptr, nullptr};
+  return Wrow<W>{nullptr, (const signed char*)w + row * k, scales + row * (k / QBLOCK)};
 }
 
 // The integer dot of two blocks of QBLOCK int8 values (4-byte aligned).
@@ -128,11 +139,12 @@ __device__ __forceinline__ int block_idot(const signed char* a, const signed cha
 // This lane's share of the dot of `a` and `w` over values [k0, k1) (multiples of QBLOCK where either is quantized;
 // warp_sum it). In f32 lanes take every 32nd value; quantized, a lane takes whole blocks, as a Q8_0 kernel does:
 // int8 by Q8_0 is an integer dot a block times both scales.
-__device__ float lane_dot(const Act& a, const Wrow& w, int k0, int k1) {
+template <typename W>
+__device__ float lane_dot(const Act& a, const Wrow<W>& w, int k0, int k1) {
   const int lane = threadIdx.x & 31;
   float acc = 0.f;
   if (a.x && w.f) {
-    for (int k = k0 + lane; k < k1; k += 32) acc = fmaf(a.x[k], w.f[k], acc);
+    for (int k = k0 + lane; k < k1; k += 32) acc = fmaf(a.x[k], widen(w.f[k]), acc);
     return acc;
   }
   for (int b = k0 / QBLOCK + lane; b < k1 / QBLOCK; b += 32) {
@@ -145,8 +157,8 @@ __device__ float lane_dot(const Act& a, const Wrow& w, int k0, int k1) {
       float dh = 0.f, dl = 0.f;
 #pragma unroll 8
       for (int i = 0; i < QBLOCK; ++i) {
-        dh = fmaf((float)a.hi[k + i], w.f[k + i], dh);
-        if (a.lo) dl = fmaf((float)a.lo[k + i], w.f[k + i], dl);
+        dh = fmaf((float)a.hi[k + i], widen(w.f[k + i]), dh);
+        if (a.lo) dl = fmaf((float)a.lo[k + i], widen(w.f[k + i]), dl);
       }
       acc += a.s[b] * (dh + dl / 127.f);
     } else {
@@ -160,7 +172,8 @@ __device__ float lane_dot(const Act& a, const Wrow& w, int k0, int k1) {
 }
 
 // The warp's dot of `a` and `w` over values [k0, k1), in every lane.
-__device__ __forceinline__ float warp_dot(const Act& a, const Wrow& w, int k0, int k1) {
+template <typename W>
+__device__ __forceinline__ float warp_dot(const Act& a, const Wrow<W>& w, int k0, int k1) {
   return warp_sum(lane_dot(a, w, k0, k1));
 }
 

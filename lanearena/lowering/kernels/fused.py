@@ -19,12 +19,12 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
-    kernel,
     lowers,
     operand,
     ptr,
     quant_out,
     quantized,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.gemv import _blocks, _store
@@ -68,10 +68,10 @@ def gather_norm_calls(op: GatherNormOp, at: Operands) -> list[KernelCall]:
         i32(v),
         f32(op.eps.value.data),
     )
-    return [KernelCall("gather_norm", (ids.length, 1, 1), THREADS, args)]
+    return [KernelCall(variant(op, "gather_norm", table), (ids.length, 1, 1), THREADS, args)]
 
 
-@kernel
+@twin.weighted
 def gather_norm(dev, grid, block, x, out, oh, ol, os, table, scales, ids, gain, d, v, eps) -> None:
     twin.check_block("gather_norm", block)
     d, v = int(d), int(v)
@@ -110,10 +110,11 @@ def gemv_norm_calls(op: GemvNormOp, at: Operands) -> list[KernelCall]:
         i32(k_part(k, split)),
         f32(op.eps.value.data),
     )
-    return [KernelCall("gemv_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
+    name = variant(op, "gemv_norm", operand(op, "w"))
+    return [KernelCall(name, (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-@kernel
+@twin.weighted
 def gemv_norm(dev, grid, block, out, nf, nh, nl, ns, gc, x, xh, xl, xs, w, ws, fp, fq, gain, n, k, kpart, eps) -> None:
     twin.check_block("gemv_norm", block)
     tiles, split, rows = grid
@@ -154,10 +155,11 @@ def gemv_rope_calls(op: GemvRopeOp, at: Operands) -> list[KernelCall]:
         i32(heads + kv_heads),
         f32(op.theta.value.data),
     )
-    return [KernelCall("gemv_rope", (cdiv(n, TILE), split, rows), THREADS, args)]
+    name = variant(op, "gemv_rope", operand(op, "w"))
+    return [KernelCall(name, (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-@kernel
+@twin.weighted
 def gemv_rope(dev, grid, block, out, gc, x, xh, xl, xs, w, ws, fp, fq, pos, n, k, kpart, hd, turned, theta) -> None:
     twin.check_block("gemv_rope", block)
     _, split, rows = grid

@@ -56,7 +56,7 @@ __device__ bool product_block(float* out, const float* x, const signed char* xh,
   const Act a = staged_row(x, xh, xl, xs, gain, eps, words, row, k, staged);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
-  Wrow wr[COLS];
+  Wrow<float> wr[COLS];
   float acc[COLS];
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
@@ -143,7 +143,7 @@ extern "C" __global__ void glu_fused(float* out, signed char* oh, signed char* o
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
   const long up = (long)split * rows * n;  // where the up sums start in gp
-  Wrow wr[2 * COLS];  // gate rows, then up rows
+  Wrow<float> wr[2 * COLS];  // gate rows, then up rows
   float acc[2 * COLS];
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {

@@ -18,11 +18,11 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
-    kernel,
     lowers,
     operand,
     ptr,
     quantized,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
@@ -83,10 +83,10 @@ def gemv_calls(op: GemvOp | GemvBiasOp, at: Operands) -> list[KernelCall]:
         i32(k),
         i32(k_part(k, split)),
     )
-    return [KernelCall("gemv", (cdiv(n, TILE), split, rows), THREADS, args)]
+    return [KernelCall(variant(op, "gemv", w), (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-@kernel
+@twin.weighted
 def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, bias, fp, fq, n, k, kpart) -> None:
     twin.check_block("gemv", block)
 
@@ -163,10 +163,10 @@ def glu_calls(op: GluOp | GluBiasOp, at: Operands) -> list[KernelCall]:
         i32(k),
         i32(k_part(k, split)),
     )
-    return [KernelCall("glu", (cdiv(n, TILE), split, rows), THREADS, args)]
+    return [KernelCall(variant(op, "glu", wg, wu), (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
-@kernel
+@twin.weighted
 def glu(dev, grid, block, out, x, xh, xl, xs, wg, wgs, wu, wus, bg, bu, gp, gq, n, k, kpart) -> None:
     twin.check_block("glu", block)
 

@@ -110,49 +110,77 @@ extern "C" __global__ void mix_gather(float* gx, signed char* gq, signed char* g
 
 // h[place, n] = silu(g . w_gate[e, n]) * (g . w_up[e, n]) for the gathered row g at each place, e its choice's
 // expert; grid (ceil(f / TILE), places).
-extern "C" __global__ void mix_hidden(float* h, const float* gx, const signed char* gq, const signed char* gl,
-                                      const float* gs, const int* ids, const int* el, const void* wg,
-                                      const float* wgs, const void* wu, const float* wus, int d, int f) {
+template <typename W>
+__device__ __forceinline__ void mix_hidden_of(float* h, const float* gx, const signed char* gq, const signed char* gl,
+                                              const float* gs, const int* ids, const int* el, const void* wg,
+                                              const float* wgs, const void* wu, const float* wus, int d, int f) {
   const long place = blockIdx.y, e = ids[el[place]];
   const Act a = act_row(gx, gq, gl, gs, place, d);
   const int c1 = min(f, (int)(blockIdx.x + 1) * TILE);
   for (int c = blockIdx.x * TILE + (threadIdx.x >> 5); c < c1; c += WARPS) {
-    const float g = warp_dot(a, weight_row(wg, wgs, e * f + c, d), 0, d);
-    const float u = warp_dot(a, weight_row(wu, wus, e * f + c, d), 0, d);
+    const float g = warp_dot(a, weight_row<W>(wg, wgs, e * f + c, d), 0, d);
+    const float u = warp_dot(a, weight_row<W>(wu, wus, e * f + c, d), 0, d);
     if ((threadIdx.x & 31) == 0) h[place * f + c] = silu(g) * u;
   }
 }
 
+// mix_hidden_of over f32 or Q8_0 weights (mix_hidden), and over bf16 ones (mix_hidden_bf16).
+extern "C" __global__ void mix_hidden(float* h, const float* gx, const signed char* gq, const signed char* gl,
+                                      const float* gs, const int* ids, const int* el, const void* wg, const float* wgs,
+                                      const void* wu, const float* wus, int d, int f) {
+  mix_hidden_of<float>(h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d, f);
+}
+extern "C" __global__ void mix_hidden_bf16(float* h, const float* gx, const signed char* gq, const signed char* gl,
+                                           const float* gs, const int* ids, const int* el, const void* wg,
+                                           const float* wgs, const void* wu, const float* wus, int d, int f) {
+  mix_hidden_of<bf16>(h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d, f);
+}
+
 // pa[place, n] = gate * (h[place] . w_down[e, n]), the choice's gate and expert at each place; h f32 or int8;
 // grid (ceil(d / TILE), places).
-extern "C" __global__ void mix_weigh(float* pa, const float* h, const signed char* hh, const signed char* hl,
-                                     const float* hs, const int* ids, const float* gates, const int* el,
-                                     const void* wd, const float* wds, int d, int f) {
+template <typename W>
+__device__ __forceinline__ void mix_weigh_of(float* pa, const float* h, const signed char* hh, const signed char* hl,
+                                             const float* hs, const int* ids, const float* gates, const int* el,
+                                             const void* wd, const float* wds, int d, int f) {
   const long place = blockIdx.y, choice = el[place], e = ids[choice];
   const Act a = act_row(h, hh, hl, hs, place, f);
   const int c1 = min(d, (int)(blockIdx.x + 1) * TILE);
   for (int c = blockIdx.x * TILE + (threadIdx.x >> 5); c < c1; c += WARPS) {
-    const float s = warp_dot(a, weight_row(wd, wds, e * d + c, f), 0, f);
+    const float s = warp_dot(a, weight_row<W>(wd, wds, e * d + c, f), 0, f);
     if ((threadIdx.x & 31) == 0) pa[place * d + c] = gates[choice] * s;
   }
+}
+
+// mix_weigh_of over f32 or Q8_0 weights (mix_weigh), and over bf16 ones (mix_weigh_bf16).
+extern "C" __global__ void mix_weigh(float* pa, const float* h, const signed char* hh, const signed char* hl,
+                                     const float* hs, const int* ids, const float* gates, const int* el, const void* wd,
+                                     const float* wds, int d, int f) {
+  mix_weigh_of<float>(pa, h, hh, hl, hs, ids, gates, el, wd, wds, d, f);
+}
+extern "C" __global__ void mix_weigh_bf16(float* pa, const float* h, const signed char* hh, const signed char* hl,
+                                          const float* hs, const int* ids, const float* gates, const int* el,
+                                          const void* wd, const float* wds, int d, int f) {
+  mix_weigh_of<bf16>(pa, h, hh, hl, hs, ids, gates, el, wd, wds, d, f);
 }
 
 // Row r's y = residual[r] (none where null) + its choices' weighed rows pa[ep[r, j]] in choice order + (where a shared
 // expert is given, wsd not null) sigmoid(x[r] . w_shared_router) * (hsh[r] . w_shared_down), hsh the shared hidden
 // rows of fs (f32 or quantized); written to out and, where gain is given, normed (RMS, eps) into the plain (nf) and
 // quantized (nh, nl, ns) rows given; grid (rows).
-extern "C" __global__ void mix_combine(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
-                                       const float* pa, const int* ep, const float* residual, const float* gain,
-                                       const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
-                                       const float* hsh_s, const void* wsd, const float* wsds, const float* wsr,
-                                       const float* x, const signed char* xh, const signed char* xl, const float* xs,
-                                       int d, int fs, int topk, float eps) {
+template <typename W>
+__device__ __forceinline__ void mix_combine_of(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
+                                               const float* pa, const int* ep, const float* residual, const float* gain,
+                                               const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
+                                               const float* hsh_s, const void* wsd, const float* wsds, const void* wsr,
+                                               const float* x, const signed char* xh, const signed char* xl,
+                                               const float* xs, int d, int fs, int topk, float eps) {
   const long r = blockIdx.x, row = r * d;
   if (wsd) {  // the shared expert's share first, a warp a column
-    const float gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, r, d), weight_row(wsr, nullptr, 0, d), 0, d)));
+    const Wrow<W> router = weight_row<W>(wsr, nullptr, 0, d);
+    const float gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, r, d), router, 0, d)));
     const Act a = act_row(hsh, hsh_h, hsh_l, hsh_s, r, fs);
     for (int c = threadIdx.x >> 5; c < d; c += WARPS) {
-      const float s = warp_dot(a, weight_row(wsd, wsds, c, fs), 0, fs);
+      const float s = warp_dot(a, weight_row<W>(wsd, wsds, c, fs), 0, fs);
       if ((threadIdx.x & 31) == 0) out[row + c] = gate * s;
     }
     __syncthreads();
@@ -173,31 +201,55 @@ extern "C" __global__ void mix_combine(float* out, float* nf, signed char* nh, s
   }
 }
 
+// mix_combine_of over f32 or Q8_0 weights (mix_combine), and over bf16 ones (mix_combine_bf16).
+extern "C" __global__ void mix_combine(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
+                                       const float* pa, const int* ep, const float* residual, const float* gain,
+                                       const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
+                                       const float* hsh_s, const void* wsd, const float* wsds, const void* wsr,
+                                       const float* x, const signed char* xh, const signed char* xl, const float* xs,
+                                       int d, int fs, int topk, float eps) {
+  mix_combine_of<float>(out, nf, nh, nl, ns, pa, ep, residual, gain, hsh, hsh_h, hsh_l, hsh_s, wsd, wsds, wsr, x, xh,
+                        xl, xs, d, fs, topk, eps);
+}
+extern "C" __global__ void mix_combine_bf16(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
+                                            const float* pa, const int* ep, const float* residual, const float* gain,
+                                            const float* hsh, const signed char* hsh_h, const signed char* hsh_l,
+                                            const float* hsh_s, const void* wsd, const float* wsds, const void* wsr,
+                                            const float* x, const signed char* xh, const signed char* xl,
+                                            const float* xs, int d, int fs, int topk, float eps) {
+  mix_combine_of<bf16>(out, nf, nh, nl, ns, pa, ep, residual, gain, hsh, hsh_h, hsh_l, hsh_s, wsd, wsds, wsr, x, xh, xl,
+                       xs, d, fs, topk, eps);
+}
+
 // The decode row's mixture finished: out[n] = residual[n] (none where null) + sum over choices j in order of
 // gates[j] * (h[j] . w_down[ids[j], n]) + sigmoid(x . w_shared_router) * (h[topk] . w_shared_down[n]) where a shared
 // expert is given (wsd not null; its hidden row after the choices', f32 h rows of f and fs, or their quantized
 // form); grid ceil(d / TILE). Where gain is given the last block to arrive at gc norms out into nf / (nh, nl, ns).
-extern "C" __global__ void mix_down(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
-                                    const float* h, const signed char* hh, const signed char* hl, const float* hs,
-                                    const int* ids, const float* gates, const void* wd, const float* wds,
-                                    const void* wsd, const float* wsds, const float* wsr, const float* x,
-                                    const signed char* xh, const signed char* xl, const float* xs,
-                                    const float* residual, const float* gain, int d, int f, int fs, int topk,
-                                    float eps) {
+template <typename W>
+__device__ __forceinline__ void mix_down_of(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
+                                            const float* h, const signed char* hh, const signed char* hl,
+                                            const float* hs, const int* ids, const float* gates, const void* wd,
+                                            const float* wds, const void* wsd, const float* wsds, const void* wsr,
+                                            const float* x, const signed char* xh, const signed char* xl,
+                                            const float* xs, const float* residual, const float* gain, int d, int f,
+                                            int fs, int topk, float eps) {
   const int c1 = min(d, (int)(blockIdx.x + 1) * TILE);
   float shared_gate = 0.f;
-  if (wsd) shared_gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, 0, d), weight_row(wsr, nullptr, 0, d), 0, d)));
+  if (wsd) {
+    const Wrow<W> router = weight_row<W>(wsr, nullptr, 0, d);
+    shared_gate = 1.f / (1.f + expf(-warp_dot(act_row(x, xh, xl, xs, 0, d), router, 0, d)));
+  }
   for (int c = blockIdx.x * TILE + (threadIdx.x >> 5); c < c1; c += WARPS) {
     float acc = 0.f;
     for (int j = 0; j < topk; ++j)
       acc += gates[j] * warp_dot(Act{h ? h + (long)j * f : nullptr, hh ? hh + (long)j * f : nullptr,
                                      hl ? hl + (long)j * f : nullptr, hs ? hs + (long)j * f / QBLOCK : nullptr},
-                                 weight_row(wd, wds, (long)ids[j] * d + c, f), 0, f);
+                                 weight_row<W>(wd, wds, (long)ids[j] * d + c, f), 0, f);
     if (wsd) {
       const long at = (long)topk * f;
       acc += shared_gate * warp_dot(Act{h ? h + at : nullptr, hh ? hh + at : nullptr, hl ? hl + at : nullptr,
                                         hs ? hs + at / QBLOCK : nullptr},
-                                    weight_row(wsd, wsds, c, fs), 0, fs);
+                                    weight_row<W>(wsd, wsds, c, fs), 0, fs);
     }
     if ((threadIdx.x & 31) == 0) out[c] = (residual ? residual[c] : 0.f) + acc;
   }
@@ -210,4 +262,26 @@ extern "C" __global__ void mix_down(float* out, float* nf, signed char* nh, sign
     if (nf) nf[i] = y;
     if (nh) quantize_block(y, i, nh, nl, ns);
   }
+}
+
+// mix_down_of over f32 or Q8_0 weights (mix_down), and over bf16 ones (mix_down_bf16).
+extern "C" __global__ void mix_down(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
+                                    const float* h, const signed char* hh, const signed char* hl, const float* hs,
+                                    const int* ids, const float* gates, const void* wd, const float* wds,
+                                    const void* wsd, const float* wsds, const void* wsr, const float* x,
+                                    const signed char* xh, const signed char* xl, const float* xs,
+                                    const float* residual, const float* gain, int d, int f, int fs, int topk,
+                                    float eps) {
+  mix_down_of<float>(out, nf, nh, nl, ns, gc, h, hh, hl, hs, ids, gates, wd, wds, wsd, wsds, wsr, x, xh, xl, xs,
+                     residual, gain, d, f, fs, topk, eps);
+}
+extern "C" __global__ void mix_down_bf16(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
+                                         const float* h, const signed char* hh, const signed char* hl, const float* hs,
+                                         const int* ids, const float* gates, const void* wd, const float* wds,
+                                         const void* wsd, const float* wsds, const void* wsr, const float* x,
+                                         const signed char* xh, const signed char* xl, const float* xs,
+                                         const float* residual, const float* gain, int d, int f, int fs, int topk,
+                                         float eps) {
+  mix_down_of<bf16>(out, nf, nh, nl, ns, gc, h, hh, hl, hs, ids, gates, wd, wds, wsd, wsds, wsr, x, xh, xl, xs,
+                    residual, gain, d, f, fs, topk, eps);
 }

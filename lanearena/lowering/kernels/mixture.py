@@ -13,6 +13,7 @@ from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
     TILE,
+    Bound,
     KernelCall,
     Operands,
     activation,
@@ -27,11 +28,12 @@ from lanearena.lowering.kernels.base import (
     ptr,
     quant_out,
     quantized,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.rows import quantize_call
 from lanearena.lowering.kernels.twin import F32
-from lanearena.model import QBLOCK, Form, Numerics
+from lanearena.model import QBLOCK, Form
 
 TOPK_MAX = 32
 Mixture = MoeOp | SharedMixture | MoeAddOp | MoeAddNormOp
@@ -57,7 +59,7 @@ def _mixture(op: Mixture):
         )
     if not 1 <= topk <= min(experts, TOPK_MAX):
         raise fail(op, f"top {topk} of {experts} experts (at most {TOPK_MAX})")
-    if (quantized(op, d) or numerics(op) is not Numerics.F32) and f % QBLOCK:
+    if (quantized(op, d) or numerics(op).quantized) and f % QBLOCK:
         raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
     return x, (wr, wg, wu, wd), rows, d, f, experts, topk
 
@@ -81,14 +83,14 @@ def _route(op: Mixture, at: Operands, x, wr, rows: int, d: int, experts: int, to
     `router_split` parts (gemv over scratch rp, rq) and then the choices (mix_pick)."""
     router, scales = weight(op, at, wr)
     if scales:
-        raise fail(op, "the router must be f32")
+        raise fail(op, "the router must be f32 or bf16")
     xs = activation(op, at, "x")
     rl, ids, gates, rc = ptr(at.scratch("rl")), ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.counter("rc"))
     split = op.router_split.value.data
     if split == 1:
         return [
             KernelCall(
-                "moe_route",
+                variant(op, "moe_route", wr),
                 (cdiv(experts, WARPS), rows, 1),
                 THREADS,
                 (rl, ids, gates, rc, *xs, router, i32(d), i32(experts), i32(topk), over_all(op)),
@@ -97,13 +99,21 @@ def _route(op: Mixture, at: Operands, x, wr, rows: int, d: int, experts: int, to
     cut = (ptr(at.scratch("rp")), ptr(at.counter("rq")))
     return [
         KernelCall(
-            "gemv",
+            variant(op, "gemv", wr),
             (cdiv(experts, TILE), split, rows),
             THREADS,
             (rl, i32(experts), *xs, router, scales, NULL, *cut, i32(experts), i32(d), i32(k_part(d, split))),
         ),
         KernelCall("mix_pick", (1, rows, 1), THREADS, (ids, gates, rc, rl, i32(experts), i32(topk), over_all(op))),
     ]
+
+
+def _router(op: Mixture, at: Operands, router) -> np.uint64:
+    """The pointer of a shared expert's router (f32 or bf16, as its down projection: never Q8_0)."""
+    data, scales = weight(op, at, router)
+    if scales:
+        raise fail(op, "the shared expert's router must be f32 or bf16")
+    return data
 
 
 def _normed(op: KernelOp, at: Operands) -> tuple:
@@ -145,7 +155,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     two = numerics(op).two_words
-    if numerics(op) is Numerics.F32:
+    if not numerics(op).quantized:
         gathered = (ptr(at.scratch("gx")), NULL, NULL, NULL)
     else:
         if d % QBLOCK:
@@ -157,7 +167,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     h = ptr(at.scratch("h"))
     calls.append(
         KernelCall(
-            "mix_hidden",
+            variant(op, "mix_hidden", wg, wu),
             (cdiv(f, TILE), choices, 1),
             THREADS,
             (
@@ -173,14 +183,14 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     hidden = (h, NULL, NULL, NULL)
-    if numerics(op) is not Numerics.F32:
+    if numerics(op).quantized:
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if two else NULL, ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, choices * f))
         hidden = (NULL, *hq)
     pa = ptr(at.scratch("pa"))
     calls.append(
         KernelCall(
-            "mix_weigh",
+            variant(op, "mix_weigh", wd),
             (cdiv(d, TILE), choices, 1),
             THREADS,
             (pa, *hidden, ids, gates, el, *weight(op, at, wd), i32(d), i32(f)),
@@ -188,11 +198,12 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     )
     residual, gain, eps = _fused(op, at)
     shared, fs = (NULL,) * 7, 0
+    shared_matrices: list[Bound] = []  # the shared expert's down projection and router, where it has one
     if isinstance(op, SharedMixture):
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
         sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
         fs = sg.shape[0]
-        if fs > topk * f or (numerics(op) is not Numerics.F32 and fs % QBLOCK):
+        if fs > topk * f or (numerics(op).quantized and fs % QBLOCK):
             raise fail(
                 op,
                 f"a shared hidden row of {fs} values does not fit the {topk} x {f} of the choices' "
@@ -200,7 +211,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
             )
         calls.append(
             KernelCall(
-                "glu",
+                variant(op, "glu", sg, su),
                 (cdiv(fs, TILE), 1, rows),
                 THREADS,
                 (
@@ -218,12 +229,12 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
                 ),
             )
         )
-        if numerics(op) is not Numerics.F32:
+        if numerics(op).quantized:
             calls.append(quantize_call(h, hidden[1:], rows * fs))
-        shared = (*hidden, *weight(op, at, sd), weight(op, at, sr)[0])
+        shared, shared_matrices = (*hidden, *weight(op, at, sd), _router(op, at, sr)), [sd, sr]
     calls.append(
         KernelCall(
-            "mix_combine",
+            variant(op, "mix_combine", *shared_matrices),
             (rows, 1, 1),
             THREADS,
             (
@@ -255,7 +266,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     xs = activation(op, at, "x")
     calls.append(
         KernelCall(
-            "moe_hidden",
+            variant(op, "moe_hidden", wg, wu),
             (cdiv(f, TILE), topk, 1),
             THREADS,
             (
@@ -276,7 +287,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         sg, su = operand(op, "w_shared_gate"), operand(op, "w_shared_up")
         calls.append(
             KernelCall(
-                "glu",
+                variant(op, "glu", sg, su),
                 (cdiv(fs, TILE), 1, 1),
                 THREADS,
                 (
@@ -295,7 +306,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
             )
         )
     hidden = (h, NULL, NULL, NULL)
-    if numerics(op) is not Numerics.F32:
+    if numerics(op).quantized:
         if fs % QBLOCK:
             raise fail(op, f"a shared hidden row of {fs} values is not a whole number of {QBLOCK}-value blocks")
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if numerics(op).two_words else NULL, ptr(at.scratch("hs")))
@@ -303,14 +314,14 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         hidden = (NULL, *hq)
     if shared:
         sd, sr = operand(op, "w_shared_down"), operand(op, "w_shared_router")
-        shared_args = (*weight(op, at, sd), weight(op, at, sr)[0])
+        shared_args, matrices = (*weight(op, at, sd), _router(op, at, sr)), [wd, sd, sr]
     else:
-        shared_args = (NULL, NULL, NULL)
+        shared_args, matrices = (NULL, NULL, NULL), [wd]
     residual, gain, eps = _fused(op, at)
     gc = ptr(at.counter("gc")) if gain else NULL
     calls.append(
         KernelCall(
-            "mix_down",
+            variant(op, "mix_down", *matrices),
             (cdiv(d, TILE), 1, 1),
             THREADS,
             (

@@ -82,7 +82,7 @@ def _dequantized(a) -> np.ndarray:
     return np.repeat(a.scales[0], QBLOCK) * v
 
 
-@kernel
+@twin.weighted
 def mix_hidden(dev, grid, block, h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d, f) -> None:
     twin.check_block("mix_hidden", block)
     tiles, places = grid[0], grid[1]
@@ -97,7 +97,7 @@ def mix_hidden(dev, grid, block, h, gx, gq, gl, gs, ids, el, wg, wgs, wu, wus, d
         dev.upload(int(h) + (place * f + c0) * 4, twin.silu(g) * u)
 
 
-@kernel
+@twin.weighted
 def mix_weigh(dev, grid, block, pa, h, hh, hl, hs, ids, gates, el, wd, wds, d, f) -> None:
     twin.check_block("mix_weigh", block)
     tiles, places = grid[0], grid[1]
@@ -124,7 +124,7 @@ def _norm_into(dev, ptrs: tuple, at: int, y: np.ndarray, gain: int, eps) -> None
         _store_quantized(dev, (nh, nl, ns), at, normed)
 
 
-@kernel
+@twin.weighted
 def mix_combine(
     dev,
     grid,
@@ -172,7 +172,7 @@ def mix_combine(
             _norm_into(dev, (nf, nh, nl, ns), r * d, y, gain, eps)
 
 
-@kernel
+@twin.weighted
 def mix_down(
     dev,
     grid,

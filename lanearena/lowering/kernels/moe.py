@@ -16,17 +16,17 @@ from lanearena.lowering.kernels.base import (
     cdiv,
     fail,
     i32,
-    kernel,
     lowers,
     numerics,
     operand,
     ptr,
     quantized,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.rows import quantize_call
 from lanearena.lowering.kernels.twin import F32, I32
-from lanearena.model import QBLOCK, Numerics
+from lanearena.model import QBLOCK
 
 TOPK_MAX = 32
 """The most choices a row may make (moe.cu's TOPK_MAX)."""
@@ -51,17 +51,17 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
         )
     if not 1 <= topk <= min(experts, TOPK_MAX) or rows * d != x.length:
         raise fail(op, f"top {topk} of {experts} experts (at most {TOPK_MAX}), or {x.length} values not rows")
-    if (quantized(op, d) or numerics(op) is not Numerics.F32) and f % QBLOCK:
+    if (quantized(op, d) or numerics(op).quantized) and f % QBLOCK:
         raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
     router, router_scales = weight(op, at, wr)
     if router_scales:
-        raise fail(op, "the router must be f32")
+        raise fail(op, "the router must be f32 or bf16")
     xs = activation(op, at, "x")
     ids, gates, h = ptr(at.scratch("i")), ptr(at.scratch("g")), ptr(at.scratch("h"))
     sizes = (i32(d), i32(f), i32(topk))
     calls = [
         KernelCall(
-            "moe_route",
+            variant(op, "moe_route", wr),
             (cdiv(experts, WARPS), rows, 1),
             THREADS,
             (
@@ -78,20 +78,20 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
             ),
         ),
         KernelCall(
-            "moe_hidden",
+            variant(op, "moe_hidden", wg, wu),
             (cdiv(f, TILE), topk, rows),
             THREADS,
             (h, *xs, ids, *weight(op, at, wg), *weight(op, at, wu), *sizes),
         ),
     ]
     hidden = (h, ptr(0), ptr(0), ptr(0))
-    if numerics(op) is not Numerics.F32:
+    if numerics(op).quantized:
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl") if numerics(op).two_words else 0), ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, rows * topk * f))
         hidden = (ptr(0), *hq)
     calls.append(
         KernelCall(
-            "moe_down",
+            variant(op, "moe_down", wd),
             (cdiv(d, TILE), rows, 1),
             THREADS,
             (ptr(at.plain(out.value)), *hidden, ids, gates, *weight(op, at, wd), *sizes),
@@ -100,7 +100,7 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
     return calls
 
 
-@kernel
+@twin.weighted
 def moe_route(dev, grid, block, rl, ids, gates, rc, x, xh, xl, xs, wr, d, experts, topk, over_all) -> None:
     twin.check_block("moe_route", block)
     blocks, rows = grid[0], grid[1]
@@ -128,7 +128,7 @@ def _choose(dev, logits: int, ids: int, gates: int, experts: int, topk: int, ove
     dev.upload(gates, mixture.gates_of(dev.download(logits, F32, experts), picked, over_all))
 
 
-@kernel
+@twin.weighted
 def moe_hidden(dev, grid, block, h, x, xh, xl, xs, ids, wg, wgs, wu, wus, d, f, topk) -> None:
     twin.check_block("moe_hidden", block)
     tiles, topk, rows = grid
@@ -142,7 +142,7 @@ def moe_hidden(dev, grid, block, h, x, xh, xl, xs, ids, wg, wgs, wu, wus, d, f, 
         dev.upload(int(h) + (choice * f + c0) * 4, twin.silu(g) * u)
 
 
-@kernel
+@twin.weighted
 def moe_down(dev, grid, block, out, h, hh, hl, hs, ids, gates, wd, wds, d, f, topk) -> None:
     twin.check_block("moe_down", block)
     tiles, rows = grid[0], grid[1]

@@ -3,13 +3,24 @@
 
 // out[r] = dequantized table[ids[r]] (f32 at `table` when `scales` is null, else Q8_0), rows of `d`; grid (rows).
 // An id outside [0, v) writes nothing.
-extern "C" __global__ void gather(float* out, const void* table, const float* scales, const int* ids, int d, int v) {
+template <typename W>
+__device__ __forceinline__ void gather_of(float* out, const void* table, const float* scales, const int* ids, int d,
+                                          int v) {
   const int r = blockIdx.x;
   const int id = ids[r];
   if (id < 0 || id >= v) return;
-  const Wrow w = weight_row(table, scales, id, d);
+  const Wrow<W> w = weight_row<W>(table, scales, id, d);
   for (int i = threadIdx.x; i < d; i += blockDim.x)
-    out[(long)r * d + i] = w.f ? w.f[i] : w.s[i / QBLOCK] * (float)w.q[i];
+    out[(long)r * d + i] = w.f ? widen(w.f[i]) : w.s[i / QBLOCK] * (float)w.q[i];
+}
+
+// gather_of over f32 or Q8_0 weights (gather), and over bf16 ones (gather_bf16).
+extern "C" __global__ void gather(float* out, const void* table, const float* scales, const int* ids, int d, int v) {
+  gather_of<float>(out, table, scales, ids, d, v);
+}
+extern "C" __global__ void gather_bf16(float* out, const void* table, const float* scales, const int* ids, int d,
+                                       int v) {
+  gather_of<bf16>(out, table, scales, ids, d, v);
 }
 
 // y = x / sqrt(mean(x^2) + eps) * gain over rows of `d`, written plain to `out` and quantized to (oh, ol, os), each

@@ -20,6 +20,7 @@ from lanearena.lowering.kernels.base import (
     operand,
     ptr,
     quant_out,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.twin import F32, I32
@@ -34,10 +35,10 @@ def gather_calls(op: GatherOp, at: Operands) -> list[KernelCall]:
     if scales and d % QBLOCK:
         raise fail(op, f"a Q8_0 table row of {d} values is not a whole number of {QBLOCK}-value blocks")
     args = (ptr(at.plain(out.value)), data, scales, ptr(at.plain(ids.value)), i32(d), i32(v))
-    return [KernelCall("gather", (ids.length, 1, 1), THREADS, args)]
+    return [KernelCall(variant(op, "gather", table), (ids.length, 1, 1), THREADS, args)]
 
 
-@kernel
+@twin.weighted
 def gather(dev, grid, block, out, table, scales, ids, d, v) -> None:
     twin.check_block("gather", block)
     d, v = int(d), int(v)

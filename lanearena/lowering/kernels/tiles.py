@@ -24,6 +24,7 @@ from lanearena.lowering.kernels.base import (
     operand,
     ptr,
     quantized,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.twin import F32
@@ -41,10 +42,9 @@ def tiles_calls(op: GemmTcOp | GluTcOp, at: Operands) -> list[KernelCall]:
     m = x.length // k
     quantized(op, k)
     split, whole = op.split.value.data, op.whole.value.data
-    weights = (
-        *weight(op, at, w),
-        *(weight(op, at, operand(op, "w_up")) if gated else (NULL, NULL)),
-    )
+    up = operand(op, "w_up") if gated else None
+    matrices = (w,) if up is None else (w, up)
+    weights = (*weight(op, at, w), *(weight(op, at, up) if up is not None else (NULL, NULL)))
     xs = activation(op, at, "x")
     if split > 1:
         rt, wide = gemm_rows(m, numerics(op)), gemm_tiles_wide(2 * n if gated else n)
@@ -66,11 +66,18 @@ def tiles_calls(op: GemmTcOp | GluTcOp, at: Operands) -> list[KernelCall]:
             i32(split),
             i32(k_part(k, split)),
         )
-        return [KernelCall("gemm_tiles", (whole + (tiles - whole) * split, 1, 1), THREADS, args)]
+        return [
+            KernelCall(variant(op, "gemm_tiles", *matrices), (whole + (tiles - whole) * split, 1, 1), THREADS, args)
+        ]
     if gated and m > 1:
         mg, mu = ptr(at.scratch("mg")), ptr(at.scratch("mu"))
         return [
-            KernelCall("glu_sums", (cdiv(n, TILE), m, 1), THREADS, (mg, mu, *xs, *weights, i32(n), i32(k))),
+            KernelCall(
+                variant(op, "glu_sums", *matrices),
+                (cdiv(n, TILE), m, 1),
+                THREADS,
+                (mg, mu, *xs, *weights, i32(n), i32(k)),
+            ),
             KernelCall(
                 "glu_gated", (cdiv(m * n, THREADS[0]), 1, 1), THREADS, (ptr(at.plain(out.value)), mg, mu, i32(m * n))
             ),
@@ -78,7 +85,7 @@ def tiles_calls(op: GemmTcOp | GluTcOp, at: Operands) -> list[KernelCall]:
     if gated:
         return [
             KernelCall(
-                "glu",
+                variant(op, "glu", *matrices),
                 (cdiv(n, TILE), 1, m),
                 THREADS,
                 (ptr(at.plain(out.value)), *xs, *weights, NULL, NULL, NULL, NULL, i32(n), i32(k), i32(k)),
@@ -86,7 +93,7 @@ def tiles_calls(op: GemmTcOp | GluTcOp, at: Operands) -> list[KernelCall]:
         ]
     return [
         KernelCall(
-            "gemv",
+            variant(op, "gemv", w),
             (cdiv(n, TILE), 1, m),
             THREADS,
             (ptr(at.plain(out.value)), i32(n), *xs, *weights[:2], NULL, NULL, NULL, i32(n), i32(k), i32(k)),
@@ -111,7 +118,7 @@ def _finish(dev, out: int, sums: np.ndarray, n: int, r0: int, c0: int, outs: int
         dev.upload(out + ((r0 + i) * n + c0) * 4, row.astype(F32))
 
 
-@kernel
+@twin.weighted
 def gemm_tiles(
     dev, grid, block, out, x, xh, xl, xs, w, ws, wu, wus, tp, tc, n, k, m, rt, wide, whole, split, kpart
 ) -> None:
@@ -140,7 +147,7 @@ def gemm_tiles(
             _finish(dev, int(out), parts[0, : len(rows)], n, r0, c0, outs, gated)
 
 
-@kernel
+@twin.weighted
 def glu_sums(dev, grid, block, mg, mu, x, xh, xl, xs, wg, wgs, wu, wus, n, k) -> None:
     twin.check_block("glu_sums", block)
     n, k = int(n), int(k)

@@ -7,10 +7,15 @@ as on the GPU, bytes that two live arrays share corrupt the result."""
 
 from __future__ import annotations
 
+import contextvars
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
 import numpy as np
 
-from lanearena.lowering.kernels.base import THREADS
-from lanearena.lowering.quant import Quantized
+from lanearena.lowering.kernels.base import THREADS, kernel
+from lanearena.lowering.quant import Quantized, from_bf16
 from lanearena.model import QBLOCK
 
 F32 = np.float32
@@ -64,10 +69,37 @@ def _words_aligned(*addrs: int) -> None:
     require(all(a % 4 == 0 for a in addrs), f"int8 words at {', '.join(f'{a:#x}' for a in addrs)} not 4-aligned")
 
 
+_WEIGHTS = contextvars.ContextVar("weights", default="f32")
+"""The element of the weight matrices the running twin reads where they are not Q8_0: f32, or bf16 in the twin of a
+kernel's `_bf16` instantiation (`weighted`)."""
+
+T = TypeVar("T", bound=Callable[..., None])
+
+
+def weighted(twin: T) -> T:
+    """Makes the decorated function the numpy twin of the CUDA kernel of its name, a template over its weights'
+    element (common.cuh's `Wrow<W>`), and of that kernel's bf16 instantiation `<name>_bf16`: the same twin, reading
+    its weights (`weight`) as bf16."""
+
+    @functools.wraps(twin)
+    def over_bf16(*args) -> None:
+        token = _WEIGHTS.set("bf16")
+        try:
+            twin(*args)
+        finally:
+            _WEIGHTS.reset(token)
+
+    over_bf16.__name__ = over_bf16.__qualname__ = f"{twin.__name__}_bf16"
+    kernel(over_bf16)
+    return kernel(twin)
+
+
 def weight(dev, w: int, ws: int, row0: int, rows: int, k: int, k0: int, k1: int) -> np.ndarray | Quantized:
-    """Values [k0, k1) of rows [row0, row0 + rows) of a weight of rows of `k`: f32, or (ws not null) Q8_0 words and
-    scales."""
+    """Values [k0, k1) of rows [row0, row0 + rows) of a weight of rows of `k`: f32 (or, where the twin runs a
+    kernel's `_bf16` instantiation, bf16 widened), or (ws not null) Q8_0 words and scales."""
     if not ws:
+        if _WEIGHTS.get() == "bf16":
+            return from_bf16(dev.view(w + row0 * k * 2, np.uint16, rows * k).reshape(rows, k)[:, k0:k1])
         return dev.view(w + row0 * k * 4, F32, rows * k).reshape(rows, k)[:, k0:k1]
     _words_aligned(w + row0 * k)
     words = dev.view(w + row0 * k, I8, rows * k).reshape(rows, k)[:, k0:k1]

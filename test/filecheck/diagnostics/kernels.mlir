@@ -436,3 +436,43 @@ lane.step @s numerics(f32) {
   lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2) gates(some)
   lane.output
 }
+
+// -----
+
+// A router is f32 or bf16, never Q8_0.
+// CHECK: lane.moe: 'wr' (its 'w_router') is i8, but the kernels take f32 or bf16
+lane.step @s numerics(int8) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %wr = lane.weight "wr" : !lane.tensor<4x64xi8>
+  %wg = lane.weight "wg" : !lane.tensor<4x32x64xi8>
+  %wu = lane.weight "wu" : !lane.tensor<4x32x64xi8>
+  %wd = lane.weight "wd" : !lane.tensor<4x64x32xi8>
+  %y = lane.tensor "y" : !lane.tensor<64xf32>
+  lane.moe %x, %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
+  lane.output
+}
+
+// -----
+
+// A norm's gain stays f32 under bf16.
+// CHECK: lane.norm: 'g' (its 'gain') is bf16, but the kernels take f32
+lane.step @s numerics(bf16) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %g = lane.weight "g" : !lane.tensor<64xbf16>
+  %h = lane.tensor "h" : !lane.tensor<64xf32>
+  lane.norm %x, %g -> %h
+  lane.output
+}
+
+// -----
+
+// A launch's weight matrices are bf16 all or none: its kernels read them in one element.
+// CHECK: lane.glu: weights of bf16, f32, but a launch's kernels read their weight matrices in one element: bf16 all or none (in the launch writing 'y')
+lane.step @s numerics(bf16) {
+  %x = lane.input "x" : !lane.tensor<64xf32>
+  %wg = lane.weight "wg" : !lane.tensor<32x64xbf16>
+  %wu = lane.weight "wu" : !lane.tensor<32x64xf32>
+  %y = lane.tensor "y" : !lane.tensor<32xf32>
+  lane.glu %x, %wg, %wu -> %y
+  lane.output
+}

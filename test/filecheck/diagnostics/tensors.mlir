@@ -27,6 +27,32 @@ lane.step @s numerics(int8) {
 
 // -----
 
+// bf16 is a weight's element only (activations stay f32 under bf16 numerics).
+// CHECK: lane.state 'kc': only a weight is bf16; a state tensor is f32 or i32
+lane.step @s numerics(bf16) {
+  %kc = lane.state "kc" : !lane.tensor<8x64xbf16>
+  lane.output
+}
+
+// -----
+
+// CHECK: lane.tensor 'h': a computed tensor is f32 or i32, not bf16
+lane.step @s numerics(bf16) {
+  %h = lane.tensor "h" : !lane.tensor<64xbf16>
+  lane.output
+}
+
+// -----
+
+// No quantized form under bf16 numerics either.
+// CHECK: lane.tensor 'h': a quantized form under bf16 numerics (only int8 and int8x2 quantize)
+lane.step @s numerics(bf16) {
+  %h = lane.tensor "h" forms(plain, quant) : !lane.tensor<64xf32>
+  lane.output
+}
+
+// -----
+
 // A Q8_0 weight keeps a scale a block of its last dimension.
 // CHECK: lane.weight 'w': a Q8_0 weight keeps a scale a block of 32 values of its last dimension, which is 48
 lane.step @s numerics(int8) {

@@ -104,7 +104,8 @@ def test_compile_and_report_read_standard_input(capsys, monkeypatch, tmp_path):
     for argv in (["compile"], ["report", "--launches", "1:3"]):
         from_file = _cli(capsys, *argv[:1], str(DECODE), *argv[1:])
         _stdin(monkeypatch, DECODE.read_bytes())
-        assert _cli(capsys, *argv[:1], "-", *argv[1:]) == from_file
+        # Exit code and output alike; stderr may differ by the PTX cache's progress line (a cold cache compiles once).
+        assert _cli(capsys, *argv[:1], "-", *argv[1:])[:2] == from_file[:2]
         assert from_file[0] == 0 and from_file[1]
 
 

@@ -28,7 +28,7 @@ def test_without_a_gpu_profile_says_so_and_exits_0():
 
 
 @pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
-@pytest.mark.parametrize("numerics", ["f32", "int8x2"])
+@pytest.mark.parametrize("numerics", ["f32", "bf16", "int8x2"])
 def test_the_ops_own_every_launch_in_order(config, numerics):
     """Each op's share of the launches, told by its lowering at made-up addresses, is the module's launches at the
     real ones: the same count, and the same kernels in the same order."""
@@ -43,9 +43,9 @@ def test_the_ops_own_every_launch_in_order(config, numerics):
 
 
 def test_bytes_moved_by_a_product_are_its_weight_and_rows():
-    """A gemv of n x k f32 weights moves the weights, x and out; in int8 numerics a byte and a scale a block of
-    the weight, x's int8 words and scales."""
-    for numerics, weight_bytes, x_bytes in (("f32", 4, 4), ("int8", 1.125, 1.125)):
+    """A gemv of n x k f32 weights moves the weights, x and out; in bf16 numerics two bytes a weight; in int8
+    numerics a byte and a scale a block of the weight, x's int8 words and scales."""
+    for numerics, weight_bytes, x_bytes in (("f32", 4, 4), ("bf16", 2, 4), ("int8", 1.125, 1.125)):
         unfused = load("tiny", [f"numerics={numerics}", "lane_fuse=false"])  # its products are gemv's
         p = placed(api.place(decoder_step(unfused), PlaceOptions("greedy")))
         gemv = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gemv")
@@ -58,7 +58,7 @@ def test_bytes_moved_by_a_product_are_its_weight_and_rows():
 def test_a_gather_moves_the_rows_its_ids_pick_not_the_table():
     """gather(table[V, D], ids[rows]) -> out[rows, D]: the ids, `rows` rows of the table (f32, or Q8_0 under int8)
     and the output, whatever V is."""
-    for numerics, row_bytes in (("f32", 4), ("int8", 1.125)):
+    for numerics, row_bytes in (("f32", 4), ("bf16", 2), ("int8", 1.125)):
         p = placed(api.place(decoder_step(load("tiny", [f"numerics={numerics}"])), PlaceOptions("greedy")))
         gather = next(op for op in p.op.body.block.ops if isinstance(op, KernelOp) and op.kind == "gather")
         (vocab, width), rows = gather.operand("table").type.dims, gather.operand("ids").type.length

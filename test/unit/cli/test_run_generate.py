@@ -236,13 +236,22 @@ def test_text_is_streamed_before_the_report(model, capsys):
 
 
 def test_a_model_directory_runs_in_its_checkpoints_own_numerics(tmp_path, capsys):
-    for dtype in (torch.float32, torch.bfloat16):
+    """f32 weights run f32, bf16 weights bf16 (as they are: nothing is said), int8 on request; --json says which."""
+    for dtype, numerics in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
         directory = tmp_path / str(dtype)
         tiny(directory, dtype=dtype)
-        assert _json(capsys, str(directory), "--prompt-ids", "1,2", "--generate", "1")["numerics"] == "f32"
-        assert _json(capsys, str(directory))["numerics"] == "f32"
+        assert load(str(directory)).numerics == numerics
+        assert _json(capsys, str(directory), "--prompt-ids", "1,2", "--generate", "1")["numerics"] == numerics
+        assert _json(capsys, str(directory))["numerics"] == numerics
         asked = _json(capsys, str(directory), "--set", "numerics=int8", "--prompt-ids", "1", "--generate", "1")
         assert asked["numerics"] == "int8"
+
+
+def test_an_f32_checkpoint_run_in_bf16_says_it_is_rounded(model, capsys):
+    assert main(["run", str(model), "--set", "numerics=bf16", "--json", "--backend", "numpy"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["numerics"] == "bf16" and json.loads(out.out)["max_abs_err"] == 0.0
+    assert f"note: {model}: its F32 weight matrices are rounded to bf16 (to nearest, ties to even)" in out.err
 
 
 def test_the_caches_hold_the_run_not_the_models_longest_context(capsys, monkeypatch):

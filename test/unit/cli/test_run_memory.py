@@ -27,9 +27,10 @@ def _placed(config: str, *settings: str):
     return p, p.step, p.plan
 
 
+@pytest.mark.parametrize("numerics", ["int8", "bf16"])
 @pytest.mark.parametrize("config", ["tiny", "examples/configs/qwen2.5-0.5b.json"])
-def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config):
-    p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64")
+def test_the_weights_counted_are_the_buffers_the_lowered_step_allocates(config, numerics):
+    p, step, _ = _placed(config, "layers=1", "vocab=512", "max_len=64", f"numerics={numerics}")
     module = load_module(p.source())
     weights = sum(nbytes for role, _, _, nbytes in kept([module], ("weight",)).values() if role == "weight")
     largest = max(4 * t.length for t in step.tensors.values() if t.role.value == "weight")

@@ -140,7 +140,7 @@ def test_a_spent_builder_refuses_more():
 
 
 def test_numerics_are_checked():
-    with pytest.raises(ValueError, match="numerics are f32, int8 or int8x2"):
+    with pytest.raises(ValueError, match="numerics are f32, bf16, int8 or int8x2"):
         StepBuilder("s", "int4")
 
 

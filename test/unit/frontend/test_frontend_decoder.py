@@ -265,7 +265,7 @@ def test_the_largest_config_builds_fast():
         ({"kv_heads": 3}, "kv_heads 3 does not divide heads 4"),
         ({"layers": 0}, "layers must be at least 1, not 0"),
         ({"rows": 65}, "rows 65 do not fit in the caches' max_len 64"),
-        ({"numerics": "int4"}, "numerics must be f32, int8 or int8x2, not 'int4'"),
+        ({"numerics": "int4"}, "numerics must be f32, bf16, int8 or int8x2, not 'int4'"),
         ({"experts": 4, "topk": 2, "expert_ffn": 64}, "give either ffn (a dense MLP) or experts"),
         ({"ffn": None}, "experts, topk, expert_ffn missing"),
         ({"ffn": None, "experts": 4, "topk": 5, "expert_ffn": 64}, "topk 5 is not between 1 and experts 4"),

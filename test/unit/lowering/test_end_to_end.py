@@ -31,7 +31,7 @@ def placed_config(config: str, algorithm: str = "greedy", **settings) -> Placed:
     return placed(module)
 
 
-@pytest.mark.parametrize("numerics", ["f32", "int8", "int8x2"])
+@pytest.mark.parametrize("numerics", ["f32", "bf16", "int8", "int8x2"])
 @pytest.mark.parametrize("config", ["tiny", "tiny-moe", "tiny-prefill"])
 @pytest.mark.parametrize("algorithm", ["greedy", "best"])
 def test_placed_step_matches_the_unshared_reference(config, numerics, algorithm):

@@ -58,7 +58,7 @@ def small_configs(draw) -> DecoderConfig:
         vocab=draw(st.sampled_from([64, 100])),
         max_len=max_len,
         rows=draw(st.integers(1, 3)),
-        numerics=draw(st.sampled_from(["f32", "int8", "int8x2"])),
+        numerics=draw(st.sampled_from(["f32", "bf16", "int8", "int8x2"])),
         split=draw(st.sampled_from(splits)),
         head_split=draw(st.sampled_from([s for s in (1, 2) if hidden % (s * QBLOCK) == 0])),
         attn_splits=draw(st.integers(1, 4)),

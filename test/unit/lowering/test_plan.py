@@ -85,6 +85,14 @@ def test_weight_bytes_count_q8_0_words_and_scales():
     assert weight_bytes(f32) - weight_bytes(int8) == saved
 
 
+def test_weight_bytes_count_bf16_two_bytes_a_value():
+    """bf16 weights against the same step's f32 weights: every matrix two bytes a value, the norms' f32 the same."""
+    f32, bf16 = emitted("tiny", "f32")[1], emitted("tiny", "bf16")[1]
+    halved = [np.prod(shape) for _, _, role, elem, shape in bf16.FEEDS.values() if role == "weight" and elem == "bf16"]
+    assert halved
+    assert weight_bytes(f32) - weight_bytes(bf16) == sum(2 * int(n) for n in halved)
+
+
 def test_the_plan_costs_the_host_at_most_a_third_of_the_plain_path():
     """Measured on a device whose launches do nothing, in the same run, interleaved: the plan's host time a launch
     against the plain path's (bench/launch_cost.py prints both; the bound is loose, as the machine is shared)."""

@@ -31,7 +31,7 @@ class _Step:
     def __init__(self, rnd: random.Random, numerics: Numerics):
         self.rnd, self.numerics = rnd, numerics
         self.b = StepBuilder("kernels", numerics)
-        self.quantizes = numerics is not Numerics.F32
+        self.quantizes = numerics.quantized
         self.count = 0
         self.values: dict = {}
         self.lengths: dict[str, int] = {}
@@ -71,8 +71,12 @@ class _Step:
     def input(self, shape, elem: str = "f32"):
         return self.b.input(self.name("in"), shape, elem)
 
-    def weight(self, shape, f32_only: bool = False):
-        i8 = not f32_only and shape[-1] % QBLOCK == 0 and self.flip()
+    def weight(self, shape, f32_only: bool = False, router: bool = False):
+        """A weight: f32 where its kernels take only f32; under bf16 numerics bf16 (a launch's matrices are all bf16
+        or none); else now and then Q8_0, but never a router."""
+        if not f32_only and self.numerics is Numerics.BF16:
+            return self.b.weight(self.name("w"), shape, "bf16")
+        i8 = not f32_only and not router and shape[-1] % QBLOCK == 0 and self.flip()
         return self.b.weight(self.name("w"), shape, "i8" if i8 else "f32")
 
     def state(self, shape):
@@ -322,11 +326,11 @@ def _mixture(s: _Step, kind: str) -> None:
     rows, d, f, experts = s.rows(), s.one(32, 64), s.one(32, 64), s.one(2, 3, 4)
     quant = s.may_quant(d)
     x, form = s.act((rows * d,), quant)
-    ins = [(x, form), s.weight((experts, d), True)]
+    ins = [(x, form), s.weight((experts, d), router=True)]
     ins += [s.weight((experts, f, d)), s.weight((experts, f, d)), s.weight((experts, d, f))]
     if kind in ("moe_shared", "moe_shared_add"):
         fs = 32
-        ins += [s.weight((fs, d)), s.weight((fs, d)), s.weight((d, fs)), s.weight((1, d), True)]
+        ins += [s.weight((fs, d)), s.weight((fs, d)), s.weight((d, fs)), s.weight((1, d), router=True)]
     if kind in ("moe_add", "moe_add_norm", "moe_shared_add"):
         ins.append(s.act((rows * d,))[0])
     params = {"experts": experts, "topk": s.int(1, experts)}
@@ -517,12 +521,13 @@ KINDS = tuple(BUILD)
 
 
 def _kinds(numerics: Numerics) -> list[str]:
-    """The kinds a step of `numerics` can launch: quantize quantizes, attention_i8x2 is int8x2's."""
+    """The kinds a step of `numerics` can launch: quantize under the numerics that quantize, attention_i8x2 under
+    int8x2."""
     return (
         [
             k
             for k in (*KINDS, "parts")
-            if (k != "quantize" or numerics is not Numerics.F32) and (k != "attention_i8x2" or numerics.two_words)
+            if (k != "quantize" or numerics.quantized) and (k != "attention_i8x2" or numerics.two_words)
         ]
         + ["parts"] * 2
         + (["attention_i8x2"] * 2 if numerics.two_words else [])
@@ -540,6 +545,11 @@ class Drawn:
         return str(self.module)
 
 
+DRAWN_NUMERICS = (Numerics.F32, Numerics.BF16, *(Numerics.INT8, Numerics.INT8X2) * 2)
+"""The numerics a step is drawn under: f32 activations a third of the time (f32 or bf16 weights), int8 the rest, as
+often as before bf16 came, so the quantized forms' rules keep their reach."""
+
+
 @st.composite
 def kernel_steps(draw, max_launches: int = 5) -> Drawn:
     """A verified module holding one step of 1 to `max_launches` launches of drawn kinds (each with the launches
@@ -547,7 +557,7 @@ def kernel_steps(draw, max_launches: int = 5) -> Drawn:
     # Every choice from one Random seeded by Hypothesis: drawn steps as independent as a fixed seed allows, so that
     # each kind and each way of addressing turns up in a sample about as often as in another (`test_reach`).
     rnd = draw(st.randoms(use_true_random=True))
-    numerics = rnd.choice(list(Numerics))
+    numerics = rnd.choice(DRAWN_NUMERICS)
     s = _Step(rnd, numerics)
     for kind in rnd.sample(_kinds(numerics), rnd.randint(1, max_launches)):
         (_parts if kind == "parts" else BUILD[kind])(s)

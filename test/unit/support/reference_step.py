@@ -12,6 +12,8 @@ from the kernels are the ones that change a result beyond rounding, stated where
   half to even, and d and x / d are computed in f32 (so a word is the kernels' word whenever the value quantized is
   the same f32).
 - An i8 weight is fed as f32 values and held as their Q8_0 (one word, blocks along its last dimension).
+- A bf16 weight is fed as f32 values and held as their bf16 (an f32's high 16 bits, rounded to nearest, ties to
+  even): exact values in float64, and a value bf16 holds is its own rounding. Activations stay f32 under bf16.
 - A quantized form is an array of its own (the values its blocks stand for), shared by a view that starts on a whole
   block and the tensor it views; a view that starts inside a block has a quantized array of its own.
 - A mixture's hidden rows (and its shared expert's) are quantized in the step's numerics before the down projection
@@ -134,6 +136,17 @@ def two_word_rows(x: np.ndarray) -> np.ndarray:
     return (q.astype(np.float64) + low.astype(np.float64) / LIMIT) * d.astype(np.float64)
 
 
+def bf16(x: np.ndarray) -> np.ndarray:
+    """`x` rounded to bf16 (to nearest, ties to even: of its f32's 32 bits, the high 16 rounded by the low 16), in
+    float64. NaN and infinities stay what they are."""
+    f = np.asarray(x, np.float64).astype(np.float32)
+    bits = f.view(np.uint32).astype(np.uint64)
+    low, high = bits & 0xFFFF, bits >> 16
+    up = (low > 0x8000) | ((low == 0x8000) & (high & 1 == 1))
+    rounded = ((high + up) << 16).astype(np.uint32).view(np.float32).astype(np.float64)
+    return np.where(np.isfinite(f), rounded, f.astype(np.float64))
+
+
 def value(e) -> str:
     """An enumeration's value (a role, form or numerics), or the string given."""
     return getattr(e, "value", e)
@@ -223,15 +236,16 @@ def attention(q, k_cache, v_cache, positions, heads: int, kv_heads: int, window:
 # --- The interpreter --------------------------------------------------------------------------------------------------
 
 
-TOLERANCE = {"f32": 2e-4, "int8": 1e-3, "int8x2": 2e-3}
+TOLERANCE = {"f32": 2e-4, "bf16": 2e-4, "int8": 1e-3, "int8x2": 2e-3}
 """The largest difference from the reference allowed in a result, relative to the result's largest value, by the
 step's numerics. f32: the runtime rounds every operation to f32 (6e-8 each) and sums in another order; over the
 launches of a step that stays within 1e-6 of a result's scale (measured: 9e-7 over a thousand drawn steps), but
 docs/kernels.md holds the delta rule in chunks to the recurrence only within 2e-4 (measured on a 70-row chunk:
-3e-5), so 2e-4. int8: as f32, but a value quantized on the other side of a rounding tie than the reference's (the
-reference quantizes its float64 values, which differ from the runtime's in the last f32 bits) moves by one step,
-1/127 of its block's largest value, which a projection then spreads at about 1/127/sqrt(k) of its result's scale:
-1e-3 (measured, with no such word: 2e-6). int8x2: its low words are 127 times finer and so land across a tie 127
+3e-5), so 2e-4. bf16: as f32, its weights exact both here and in the runtime (only the runtime's f32 sums differ).
+int8: as f32, but a value quantized on the other side of a rounding tie than the reference's (the reference
+quantizes its float64 values, which differ from the runtime's in the last f32 bits) moves by one step, 1/127 of its
+block's largest value, which a projection then spreads at about 1/127/sqrt(k) of its result's scale: 1e-3
+(measured, with no such word: 2e-6). int8x2: its low words are 127 times finer and so land across a tie 127
 times as often, each moving a value by 1/127^2 of its block's largest (measured: 2e-4 on a decoder step): 2e-3."""
 
 
@@ -308,7 +322,8 @@ class Interpreter:
                 values = np.asarray(feeds[t.name], np.float64).reshape(-1)
                 if values.size != int(np.prod(t.shape)):
                     raise ValueError(f"feed '{t.name}' has {values.size} values, not {int(np.prod(t.shape))}")
-                self.plain[t.name] = quantized(values, False) if t.elem == "i8" else values.copy()
+                held = {"i8": lambda v: quantized(v, False), "bf16": bf16}.get(t.elem, np.copy)
+                self.plain[t.name] = held(values)
             else:
                 self.plain[t.name] = np.full(int(np.prod(t.shape)), np.nan)
 
@@ -597,7 +612,7 @@ class Interpreter:
         experts, _, d = wg.shape
         topk = int(launch.params["topk"])
         rows = x.reshape(-1, d)
-        quant = self.numerics != "f32"
+        quant = self.numerics in ("int8", "int8x2")
         gathered = rows
         if rows.shape[0] > 1 and quant and self.form_read(launch, o["x"]) == "plain":
             gathered = quantized(rows, self.two).reshape(rows.shape)

@@ -78,9 +78,14 @@ def delta_in_chunks(rows: int) -> bool:
     return rows > 1
 
 
+def f32_activations(numerics) -> bool:
+    """Whether the step's activations are f32 (the seed's mode 0): under f32, and under bf16 (bf16 weights only)."""
+    return value(numerics) in ("f32", "bf16")
+
+
 def multiplies_in_tiles(numerics) -> bool:
     """The f32 product cut along k meets its parts in 64 x 64 tiles."""
-    return value(numerics) == "f32"
+    return f32_activations(numerics)
 
 
 def attends_in_tiles() -> bool:
@@ -218,7 +223,7 @@ class Fold:
 
 def seed_scratch(l, numerics: str) -> list[tuple[str, str, int, bool]]:  # noqa: E741 (the seed's name)
     """The seed's `scratch(l, numerics)`, arm by arm; each arm taken is recorded in ARMS_SEEN."""
-    m = 0 if value(numerics) == "f32" else 1  # kernels::mode: 0 for f32 activations
+    m = 0 if f32_activations(numerics) else 1  # kernels::mode: 0 for f32 activations
     two = value(numerics) == "int8x2"
     acc, acc_ty = accumulator(numerics)
 
@@ -381,7 +386,7 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
 
     def gemv_like():
         n, m = product("w")
-        if value(numerics) == "f32":
+        if f32_activations(numerics):
             return GemvF32(n, m, p.get("split", 1))
         return OURS  # the seed's quantized projection is cut along k only on the tensor cores
 

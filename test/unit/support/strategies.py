@@ -34,8 +34,13 @@ from lanearena.model import (
 PLAIN, QUANT = Form.PLAIN, Form.QUANT
 
 
+DRAWN_NUMERICS = (Numerics.F32, Numerics.BF16, *(Numerics.INT8, Numerics.INT8X2) * 2)
+"""The numerics a step is drawn under: f32 activations a third of the time (f32 or bf16 weights), quantized the rest,
+as often as before bf16 came, so the quantized forms' rules keep their reach."""
+
+
 def _quantized(numerics: Numerics) -> bool:
-    return numerics is not Numerics.F32
+    return numerics.quantized
 
 
 @st.composite
@@ -182,7 +187,7 @@ def steps(draw, max_tensors: int = 8, max_launches: int = 10) -> Step:
     """A step of generic launches: first (mostly) a launch writing some computed tensors whole, then launches
     reading and writing at random, now and then a tensor written in parts over several launches, and last (mostly)
     reads through views, each the last touch of the tensor it views."""
-    numerics = draw(st.sampled_from(list(Numerics)))
+    numerics = draw(st.sampled_from(DRAWN_NUMERICS))
     ts = draw(tensors(numerics, max_tensors))
     names = list(ts)
     writable = [n for n in names if ts[n].role in (Role.COMPUTED, Role.STATE)]
@@ -255,7 +260,7 @@ def fragmenting_steps(draw, max_arrays: int = 48, max_launches: int = 32) -> Ste
     last, with lives chosen to fragment an arena: long-lived small arrays born between short-lived large ones
     (a staircase of pins), and lives of mixed lengths that interleave at random; scratch and counters at some
     launches; quantized forms under the numerics that have them."""
-    numerics = draw(st.sampled_from(list(Numerics)))
+    numerics = draw(st.sampled_from(DRAWN_NUMERICS))
     n_launches = draw(st.integers(4, max_launches))
     lives: list[tuple[int, int, int]] = []  # (first, last, length)
     pattern = draw(st.sampled_from(["staircase", "random", "both"]))

@@ -32,7 +32,8 @@ PLACEMENT_FLOORS = {
     "an input": 0.20,
     "scratch": 0.40,
     "a counter": 0.35,
-    **{f"numerics {n}": 0.08 for n in ("f32", "int8", "int8x2")},
+    **{f"numerics {n}": 0.08 for n in ("int8", "int8x2")},
+    **{f"numerics {n}": 0.04 for n in ("f32", "bf16")},
 }
 """The share of `strategies.steps()` that must exercise each placement rule: under the least that six samples of
 300 measured (Hypothesis draws no independent samples, so a share moves a lot from one sample to another); the
@@ -49,7 +50,8 @@ LOWERING_FLOORS = {
     "parts that leave a one-element gap": 0.05,
     "scratch": 0.60,
     "a counter": 0.60,
-    **{f"numerics {n}": 0.20 for n in ("f32", "int8", "int8x2")},
+    **{f"numerics {n}": 0.20 for n in ("int8", "int8x2")},
+    **{f"numerics {n}": 0.08 for n in ("f32", "bf16")},
     **{f"kind {k}": 0.04 for k in KINDS},
     "a rope scaled": 0.04,
     **{f"a rope scaled {k}": 1 / DRAWN for k in ("linear", "dynamic", "llama3")},  # each at least once
