@@ -9,6 +9,7 @@ from lanearena.dialects.kinds import KERNEL_OPS
 from lanearena.frontend.builder import StepBuilder, TensorValue
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.model import Form, Numerics
+from lanearena.passes.fuse import fuse_module
 
 __all__ = ["FIELD_TYPES", "LAYERS", "ConfigError", "DecoderConfig", "decoder_step", "layer_prefix", "split_fits"]
 
@@ -21,8 +22,10 @@ def layer_prefix(layer: int) -> str:
 def decoder_step(c: DecoderConfig) -> ModuleOp:
     """The step of config `c`: the embedding gathered into the residual, each layer's attention and MLP (or
     mixture) added to it, the final norm, the lm-head and the arg-max; the token (and, with `output_logits`, the
-    logits a sampler reads) are the outputs, the key/value caches are state."""
-    return _Decoder(c).step()
+    logits a sampler reads) are the outputs, the key/value caches are state. With `lane_fuse` (the default) the
+    launches are fused (`passes.fuse`) before anything places them."""
+    module = _Decoder(c).step()
+    return fuse_module(module) if c.lane_fuse else module
 
 
 class _Decoder:

@@ -31,7 +31,8 @@ class DecoderConfig:
     q, k and v projections, the output projection and the MLP's; `rope_type` scales the rotation's frequencies
     (`rope_factor`, and llama3's `rope_low`, `rope_high` and `rope_original`); `window` limits the attention of the
     layers from `window_from` on to the last `window` positions; `tie_embeddings` makes the lm-head the embedding
-    table."""
+    table. `fuse` builds the first layer's norm into the embedding's gather and a mixture's residual add and next
+    norm into the mixture; `lane_fuse` (on by default) runs the `lane-fuse` pass over the step built."""
 
     name: str
     layers: int
@@ -64,6 +65,7 @@ class DecoderConfig:
     lin_head_dim: int | None = None
     conv_kernel: int = 4
     fuse: bool = False
+    lane_fuse: bool = True
     attn_kind: str = "attention"
     tiles: bool = False
     rope_type: str = "default"

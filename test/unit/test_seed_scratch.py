@@ -78,7 +78,7 @@ def products(draw, kind: str):
     split = draw(st.sampled_from([1, 2, 3, 4, 8]))
     t = {"x": T("x", rows * k), "out": T("out", rows * n)}
     p = {"split": split}
-    if kind in ("glu", "glu_tc", "glu_bias"):
+    if kind in ("glu", "glu_tc", "glu_bias", "norm_glu"):
         t |= {"w_gate": W("wg", n, k), "w_up": W("wu", n, k)}
     else:
         t |= {"w": W("w", n, k)}
@@ -98,6 +98,10 @@ def products(draw, kind: str):
         p |= {"heads": heads, "kv_heads": kv}
     if kind == "gemv_norm":
         t |= {"gain": W("gain", n), "normed": T("normed", rows * n)}
+    if kind.startswith("norm_"):  # lane-fuse's: the prologue's norm and its gain, the bias where it has one
+        t |= {"gain": W("gain", k), "bias": W("b", n)}
+    if kind.startswith("gemv_add"):  # the residual the epilogue adds, and the norm after it
+        t |= {"residual": T("res", rows * n), "gain": W("gain", n), "normed": T("normed", rows * n)}
     return t, p
 
 
@@ -123,7 +127,7 @@ def attentions(draw, kind: str):
 def mixtures(draw, kind: str):
     experts = draw(st.integers(1, 200))
     topk, d, f = draw(st.integers(1, min(experts, 8))), draw(dims), draw(dims)
-    rows = 1 if kind == "moe_shared" else draw(st.sampled_from([1, 1, 2, 5, 64, 65, 130]))
+    rows = 1 if kind in ("moe_shared", "moe_shared_add") else draw(st.sampled_from([1, 1, 2, 5, 64, 65, 130]))
     t = {
         "x": T("x", rows * d),
         "w_router": W("wr", experts, d),
@@ -142,7 +146,7 @@ def mixtures(draw, kind: str):
         **({"tc": 1} if tc else {}),
         **({"paired": 1} if tc and draw(st.booleans()) else {}),
     }
-    if kind == "moe_shared":
+    if kind in ("moe_shared", "moe_shared_add"):
         fs = draw(dims)
         t |= {
             "w_shared_gate": W("sg", fs, d),
@@ -209,6 +213,11 @@ def others(draw, kind: str):
     return table[kind]
 
 
+PRODUCTS = ("gemv", "glu", "gemv_bias", "glu_bias", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm")
+PRODUCTS += ("norm_gemv", "norm_gemv_bias", "norm_glu", "gemv_add", "gemv_add_norm")  # lane-fuse's
+"""The kinds `products` draws."""
+
+
 @st.composite
 def fused_attentions(draw, kind: str):
     """A decode row's attention group in one launch (the seed shows no chunk's), its q/k-norms' gains where the kind
@@ -233,7 +242,7 @@ def fused_attentions(draw, kind: str):
 def launches(kind: str):
     if kind.endswith("rope_attention"):
         return fused_attentions(kind)
-    if kind in ("gemv", "glu", "gemv_bias", "glu_bias", "gemm_tc", "glu_tc", "gemv_rope", "gemv_norm"):
+    if kind in PRODUCTS:
         return products(kind)
     if kind.startswith("attention"):
         return attentions(kind)

@@ -5,11 +5,11 @@ and their numpy twins are in `lowering.kernels`, found by the kind's name."""
 from __future__ import annotations
 
 from lanearena.dialects.kernel import KernelOp
-from lanearena.dialects.kinds import attention, fused_attention, mixtures, products, recurrent, rows
+from lanearena.dialects.kinds import attention, fused_attention, fused_products, mixtures, products, recurrent, rows
 
 KERNEL_OPS: dict[str, type[KernelOp]] = {
     op.name.split(".", 1)[1]: op
-    for family in (rows, products, attention, fused_attention, mixtures, recurrent)
+    for family in (rows, products, fused_products, attention, fused_attention, mixtures, recurrent)
     for op in family.OPS
 }
 """The op class of each kind, by the kind's name."""

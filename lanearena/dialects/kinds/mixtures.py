@@ -161,26 +161,11 @@ class MoeOp(_Mixture):
 _SHARED = ("w_shared_gate", "w_shared_up", "w_shared_down", "w_shared_router")
 
 
-@irdl_op_definition
-class MoeSharedOp(_Mixture):
-    """`lane.moe_shared %x, %w_router, %w_gate, %w_up, %w_down, %w_shared_gate, %w_shared_up, %w_shared_down,
-    %w_shared_router -> %out experts(8) topk(2)`: routed experts and a shared one (`w_shared_gate` [ffn_s, d]),
-    weighed by its own router row."""
+class SharedMixture(_Mixture):
+    """Routed experts and a shared one (`w_shared_gate` [ffn_s, d]), weighed by its own router row."""
 
-    name = "lane.moe_shared"
-    x = operand_def(TensorType)
-    w_router = operand_def(TensorType)
-    w_gate = operand_def(TensorType)
-    w_up = operand_def(TensorType)
-    w_down = operand_def(TensorType)
-    w_shared_gate = operand_def(TensorType)
-    w_shared_up = operand_def(TensorType)
-    w_shared_down = operand_def(TensorType)
-    w_shared_router = operand_def(TensorType)
-    out = operand_def(TensorType)
     WEIGHTS: ClassVar = (*_EXPERTS, *_SHARED)
     UNQUANTIZED: ClassVar = ("w_router", "w_shared_router")
-    assembly_format = signature([arg_read("x"), *map(arg, _EXPERTS), *map(arg, _SHARED)], [arg("out")], *_FLAGS)
 
     def verify_(self) -> None:
         super().verify_()
@@ -200,6 +185,26 @@ class MoeSharedOp(_Mixture):
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """A mixture's, its shared expert's hidden row after the choices'."""
         return self.mixture_scratch(numerics, self.dims("w_shared_gate")[0])
+
+
+@irdl_op_definition
+class MoeSharedOp(SharedMixture):
+    """`lane.moe_shared %x, %w_router, %w_gate, %w_up, %w_down, %w_shared_gate, %w_shared_up, %w_shared_down,
+    %w_shared_router -> %out experts(8) topk(2)`: routed experts and a shared one (`w_shared_gate` [ffn_s, d]),
+    weighed by its own router row."""
+
+    name = "lane.moe_shared"
+    x = operand_def(TensorType)
+    w_router = operand_def(TensorType)
+    w_gate = operand_def(TensorType)
+    w_up = operand_def(TensorType)
+    w_down = operand_def(TensorType)
+    w_shared_gate = operand_def(TensorType)
+    w_shared_up = operand_def(TensorType)
+    w_shared_down = operand_def(TensorType)
+    w_shared_router = operand_def(TensorType)
+    out = operand_def(TensorType)
+    assembly_format = signature([arg_read("x"), *map(arg, _EXPERTS), *map(arg, _SHARED)], [arg("out")], *_FLAGS)
 
 
 @irdl_op_definition
@@ -265,4 +270,31 @@ class MoeAddNormOp(_Mixture):
         return self.mixture_scratch(numerics) + counted
 
 
-OPS: tuple[type[KernelOp], ...] = (MoeOp, MoeSharedOp, MoeAddOp, MoeAddNormOp)
+@irdl_op_definition
+class MoeSharedAddOp(SharedMixture):
+    """`lane.moe_shared_add %x, %w_router, %w_gate, %w_up, %w_down, %w_shared_gate, %w_shared_up, %w_shared_down,
+    %w_shared_router, %residual -> %out experts(8) topk(2)`: routed experts and a shared one added to the residual,
+    where the mixture writes its result (moe_shared's kernels, as moe_add adds it; `lane-fuse` makes it)."""
+
+    name = "lane.moe_shared_add"
+    x = operand_def(TensorType)
+    w_router = operand_def(TensorType)
+    w_gate = operand_def(TensorType)
+    w_up = operand_def(TensorType)
+    w_down = operand_def(TensorType)
+    w_shared_gate = operand_def(TensorType)
+    w_shared_up = operand_def(TensorType)
+    w_shared_down = operand_def(TensorType)
+    w_shared_router = operand_def(TensorType)
+    residual = operand_def(TensorType)
+    out = operand_def(TensorType)
+    assembly_format = signature(
+        [arg_read("x"), *map(arg, _EXPERTS), *map(arg, _SHARED), arg("residual")], [arg("out")], *_FLAGS
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        check_length(self, "residual", self.length("x"), f"x's {self.length('x')} values")
+
+
+OPS: tuple[type[KernelOp], ...] = (MoeOp, MoeSharedOp, MoeAddOp, MoeAddNormOp, MoeSharedAddOp)

@@ -17,6 +17,7 @@ from lanearena.lowering.kernels import (  # noqa: F401  # each family registers 
     attention,
     delta,
     fused,
+    fused_products,
     gemv,
     mixture,
     mixture_twins,

@@ -97,9 +97,21 @@ def gemv(dev, grid, block, out, pitch, x, xh, xl, xs, w, ws, bias, fp, fq, n, k,
 
 
 def _blocks(
-    dev, grid, x: tuple, weights: list, parts, counts, n: int, k: int, kpart: int, kernel: str, finish, group: int
+    dev,
+    grid,
+    x: tuple | twin.Staged,
+    weights: list,
+    parts,
+    counts,
+    n: int,
+    k: int,
+    kpart: int,
+    kernel: str,
+    finish,
+    group: int,
 ) -> None:
-    """A product's blocks: each tile's and part's dots with every weight, for every row (a wave). Split, the parts'
+    """A product's blocks: each tile's and part's dots with every weight, for every row (a wave), of the activation
+    at pointers `x` (or the rows a prologue `Staged`). Split, the parts'
     sums go to scratch `parts` ([weights, split, rows, n]) and each tile's counter of `group` rows at `counts`
     ([ceil(rows / group), tiles]) counts its parts' arrivals; the last to arrive adds the parts of its rows in order.
     Whole, or added up, a tile's sums (one [rows, columns] a weight) go to `finish(first column, first row, sums)`.
@@ -111,7 +123,7 @@ def _blocks(
     for tile, part in np.ndindex(tiles, split):
         k0, k1 = min(k, part * kpart), min(k, (part + 1) * kpart)
         c0, c1 = tile * TILE, min(n, (tile + 1) * TILE)
-        a = twin.activation(dev, x, range(rows), k, k0, k1)
+        a = x.part(k0, k1) if isinstance(x, twin.Staged) else twin.activation(dev, x, range(rows), k, k0, k1)
         got = [twin.dot(a, twin.weight(dev, w, ws, c0, c1 - c0, k, k0, k1)) for w, ws in weights]
         if split == 1:
             finish(c0, 0, got)

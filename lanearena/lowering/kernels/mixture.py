@@ -8,7 +8,7 @@ import numpy as np
 
 from lanearena.dialects.attrs import GatesKind
 from lanearena.dialects.kernel import KernelOp
-from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeOp, MoeSharedOp
+from lanearena.dialects.kinds.mixtures import MoeAddNormOp, MoeAddOp, MoeOp, MoeSharedAddOp, MoeSharedOp, SharedMixture
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import (
     THREADS,
@@ -36,7 +36,7 @@ from lanearena.lowering.kernels.twin import F32
 from lanearena.model import QBLOCK, Form
 
 TOPK_MAX = 32
-Mixture = MoeOp | MoeSharedOp | MoeAddOp | MoeAddNormOp
+Mixture = MoeOp | SharedMixture | MoeAddOp | MoeAddNormOp
 """The kinds of a mixture of experts."""
 
 WARPS = THREADS[0] // 32
@@ -199,7 +199,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     residual, gain, eps = _fused(op, at)
     shared, fs = (NULL,) * 7, 0
     shared_matrices: list[Bound] = []  # the shared expert's down projection and router, where it has one
-    if isinstance(op, MoeSharedOp):
+    if isinstance(op, SharedMixture):
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
         sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
         fs = sg.shape[0]
@@ -281,7 +281,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
             ),
         )
     )
-    shared = isinstance(op, MoeSharedOp)
+    shared = isinstance(op, SharedMixture)
     fs = operand(op, "w_shared_gate").shape[0] if shared else 0
     if shared:
         sg, su = operand(op, "w_shared_gate"), operand(op, "w_shared_up")
@@ -347,8 +347,8 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
     return calls
 
 
-@lowers(MoeSharedOp, MoeAddOp, MoeAddNormOp)
-def fused_calls(op: MoeSharedOp | MoeAddOp | MoeAddNormOp, at: Operands) -> list[KernelCall]:
+@lowers(MoeSharedOp, MoeSharedAddOp, MoeAddOp, MoeAddNormOp)
+def fused_calls(op: SharedMixture | MoeAddOp | MoeAddNormOp, at: Operands) -> list[KernelCall]:
     x = operand(op, "x")
     d = operand(op, "w_gate").shape[2]
     return batched_calls(op, at) if x.length // d > 1 else decode_calls(op, at)

@@ -74,13 +74,17 @@ def rms_norm(dev, grid, block, out, oh, ol, os, x, gain, d, eps) -> None:
     twin.check_block("rms_norm", block)
     d = int(d)
     for r in range(grid[0]):  # a block a row
-        xs = dev.download(int(x) + r * d * 4, F32, d)
-        inv = F32(1) / np.sqrt((xs * xs).sum(dtype=F32) / F32(d) + eps)
-        y = xs * inv * dev.download(int(gain), F32, d)
+        y = rms_normed(dev.download(int(x) + r * d * 4, F32, d), dev.download(int(gain), F32, d), eps)
         if out:
             dev.upload(int(out) + r * d * 4, y)
         if oh:
             _store_quantized(dev, (oh, ol, os), r * d, y)
+
+
+def rms_normed(x: np.ndarray, gain: np.ndarray, eps: np.float32) -> np.ndarray:
+    """A row `x` over its root mean square (f32 throughout, eps inside the root), times `gain`."""
+    inv = F32(1) / np.sqrt((x * x).sum(dtype=F32) / F32(x.size) + eps)
+    return x * inv * gain
 
 
 def _store_quantized(dev, ptrs: tuple, at: int, values: np.ndarray) -> None:

@@ -49,6 +49,21 @@ def activation(dev, ptrs: tuple, rows: range, k: int, k0: int, k1: int) -> np.nd
     return Quantized(read(hi, I8), read(lo, I8) if lo else None, read(s, F32, QBLOCK))
 
 
+class Staged:
+    """An activation a prologue made before the product reads it (fused_products.cu's `staged_row`): f32 rows, or
+    their quantized blocks ([rows, k] words, [rows, k / QBLOCK] scales)."""
+
+    def __init__(self, rows: np.ndarray | Quantized):
+        self.rows = rows
+
+    def part(self, k0: int, k1: int) -> np.ndarray | Quantized:
+        """Values [k0, k1) of every row (whole blocks where quantized), as `activation` reads them."""
+        if isinstance(self.rows, np.ndarray):
+            return self.rows[:, k0:k1]
+        hi, lo, scales = self.rows
+        return Quantized(hi[:, k0:k1], lo[:, k0:k1] if lo is not None else None, scales[:, k0 // QBLOCK : k1 // QBLOCK])
+
+
 def _words_aligned(*addrs: int) -> None:
     """int8 words are read four at a time (`__dp4a`): their rows must start 4-byte aligned."""
     require(all(a % 4 == 0 for a in addrs), f"int8 words at {', '.join(f'{a:#x}' for a in addrs)} not 4-aligned")

@@ -1,8 +1,9 @@
 """`lane-fuse`: merges a launch into the next where only that launch reads its result, before placement, so that
 the intermediate array leaves the step (the placement then sees fewer arrays) and the step makes fewer launches.
 Each merge is a `RewritePattern` over the launch ops, applied by a `PatternRewriteWalker` until none applies; a
-fused launch is a kind of its own, with its kernel, its numpy twin and its meaning in docs/kernels.md. A step already
-placed is left as it is. Here, the attention group's (`attention`)."""
+fused launch is a kind of its own (`dialects/kinds/fused_products.py`, `fused_attention.py`), with its kernel, its
+numpy twin and its meaning in docs/kernels.md. A step already placed is left as it is. `docs/fusion.md` lists the
+merges."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 
 from lanearena.passes.convert import alloc_of, steps
 from lanearena.passes.fuse.attention import ATTENTION_PATTERNS
+from lanearena.passes.fuse.products import PRODUCT_PATTERNS
 
-PATTERNS: tuple[RewritePattern, ...] = (*ATTENTION_PATTERNS,)
+PATTERNS: tuple[RewritePattern, ...] = (*PRODUCT_PATTERNS, *ATTENTION_PATTERNS)
 """Every fusion `lane-fuse` makes."""
 
 

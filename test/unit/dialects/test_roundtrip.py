@@ -15,7 +15,7 @@ from xdsl.printer import Printer
 
 from lanearena import api, placement
 from lanearena.dialects import arena, lane
-from lanearena.frontend.configs import CONFIGS
+from lanearena.frontend.configs import CONFIGS, load
 from lanearena.frontend.decoder import decoder_step
 from lanearena.options import PlaceOptions
 
@@ -84,9 +84,17 @@ def test_the_lit_inputs_round_trip_placed_and_not(path):
 
 def test_the_steps_above_hold_every_op():
     seen = set()
-    for module in [decoder_step(CONFIGS[name]) for name in ("tiny", "tiny-moe")] + [
-        api.parse(path.read_text()) for path in LIT_INPUTS
-    ]:
+    built = [
+        decoder_step(load(name, keys))
+        for name, keys in (
+            ("tiny", ["lane_fuse=false"]),
+            ("tiny-moe", ["lane_fuse=false"]),
+            ("tiny", ["qkv_bias=true"]),  # fused (lane-fuse's kinds)
+            ("tiny-moe", ["qkv_bias=true"]),
+            ("tiny-moe", ["shared_ffn=64"]),
+        )
+    ]
+    for module in built + [api.parse(path.read_text()) for path in LIT_INPUTS]:
         seen |= {op.name for op in api.place(module, PlaceOptions("greedy")).walk()}
     assert {op.name for d in (lane.LANE, arena.ARENA) for op in d.operations} <= seen
 

@@ -51,8 +51,9 @@ def test_placed_step_matches_the_unshared_reference(config, numerics, algorithm)
 
 def test_overlapping_two_live_arrays_corrupts_the_result():
     """The MLP's hidden rows laid over the residual they are added back to: the verifier flags it, and the run
-    differs from the reference, so the comparison is a real test of the placement."""
-    p = placed_config("tiny")
+    differs from the reference, so the comparison is a real test of the placement (unfused: the MLP's hidden rows
+    are an array of the step there)."""
+    p = placed_config("tiny", lane_fuse="false")
     step, plan = p.step, p.plan
     xa = plan.array("l0.xa", Form.PLAIN)
     m = plan.array("l0.m", Form.PLAIN)

@@ -31,7 +31,7 @@ def test_the_gpu_check_runs_on_the_numpy_device(tmp_path, capsys):
     ]
     assert all(r["equal"] and r["graph_ms"] is None and r["plain_ms"] > 0 for r in rows)
     assert rows[1]["weight_bytes"] < rows[0]["weight_bytes"]  # Q8_0 against f32
-    assert "| tiny int8 | 32 | yes |" in text
+    assert "| tiny int8 | 13 | yes |" in text  # fused (lane-fuse): 5 launches a layer and 3
 
 
 def test_the_gpu_check_fails_a_plan_that_differs_from_the_plain_path(tmp_path, monkeypatch, capsys):

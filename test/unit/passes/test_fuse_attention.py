@@ -48,6 +48,7 @@ NUMERICS = [("f32", "attention"), ("int8", "attention"), ("int8x2", "attention")
 def config(model: str, numerics: str, attn_kind: str = "attention", rows: int = 1) -> DecoderConfig:
     settings = ["layers=2", "vocab=256", f"max_len={MAX_LEN}", "hidden=128", "ffn=256", "split=2", "attn_splits=2"]
     settings += [*SMALL[model], f"numerics={numerics}", f"attn_kind={attn_kind}", "output_logits=true", f"rows={rows}"]
+    settings.append("lane_fuse=false")  # the builder's launches, which the attention pattern fuses here
     return load(str(CONFIGS / f"{model}.json"), settings)
 
 

@@ -328,10 +328,10 @@ def _mixture(s: _Step, kind: str) -> None:
     x, form = s.act((rows * d,), quant)
     ins = [(x, form), s.weight((experts, d), router=True)]
     ins += [s.weight((experts, f, d)), s.weight((experts, f, d)), s.weight((experts, d, f))]
-    if kind == "moe_shared":
+    if kind in ("moe_shared", "moe_shared_add"):
         fs = 32
         ins += [s.weight((fs, d)), s.weight((fs, d)), s.weight((d, fs)), s.weight((1, d), router=True)]
-    if kind in ("moe_add", "moe_add_norm"):
+    if kind in ("moe_add", "moe_add_norm", "moe_shared_add"):
         ins.append(s.act((rows * d,))[0])
     params = {"experts": experts, "topk": s.int(1, experts)}
     if s.flip():  # Qwen2-MoE's gates: the chosen experts' shares of the softmax over all
@@ -419,6 +419,45 @@ def _gemv_norm(s: _Step) -> None:
     s.done(normed, forms)
 
 
+def _fused_product(s: _Step, kind: str) -> None:
+    """A product with its prologue and epilogue (lane-fuse's kinds): x normed (norm_*) or read as it is, quantized in
+    the prologue now and then; the residual added (gemv_add*), then normed (gemv_add_norm); a gated pair's result
+    written quantized now and then."""
+    rows, k, n = s.rows(), s.one(32, 64, 96), s.one(32, 64)
+    normed, gated = kind.startswith("norm_"), kind == "norm_glu"
+    prologue = s.may_quant(k)
+    if normed or prologue:
+        x, form = s.act((rows, k))
+    else:
+        x, form = s.act((rows, k), s.may_quant(k))
+    ins = [(x, form)]
+    if normed:
+        ins.append(s.weight((k,), True))
+    ins += [s.weight((n, k)) for _ in range(2 if gated else 1)]
+    if kind == "norm_gemv_bias":
+        ins.append(s.weight((n,), True))
+    if kind.startswith("gemv_add"):
+        ins.append(s.act((rows, n))[0])
+    if kind == "gemv_add_norm":
+        ins.append(s.weight((n,), True))
+    params: dict = {"split": s.one(1, 2, 3)} | ({"quantize": 1} if prologue else {})
+    if normed or kind == "gemv_add_norm":
+        params["eps"] = s.one(1e-6, 1e-5)
+    out_forms = s.one(("plain",), ("quant",), ("plain", "quant")) if gated and s.may_quant(n) else ("plain",)
+    out = s.tensor((rows, n), out_forms)
+    outs: list = [(out, out_forms)]
+    if kind == "gemv_add_norm":
+        normed_forms = s.one(("plain",), ("plain", "quant")) if s.may_quant(n) else ("plain",)
+        normed_out = s.tensor((rows, n), normed_forms)
+        outs.append((normed_out, normed_forms))
+    s.b.launch(kind, ins, outs, **params)
+    s.done(out, out_forms)
+    if "quant" in out_forms and "plain" not in out_forms:
+        _read_quantized(s, out, rows, n)
+    if kind == "gemv_add_norm":
+        s.done(normed_out, normed_forms)
+
+
 def _rope_attention(s: _Step, normed: bool) -> None:
     """An attention group in one launch, a decode row's or a chunk's: q, k and v read as activations, the caches'
     new rows at the drawn positions (in two words now and then under int8x2), over a window now and then, turned by
@@ -467,6 +506,12 @@ BUILD = {
     "gather_norm": _gather_norm,
     "gemv_rope": _gemv_rope,
     "gemv_norm": _gemv_norm,
+    "norm_gemv": lambda s: _fused_product(s, "norm_gemv"),
+    "norm_gemv_bias": lambda s: _fused_product(s, "norm_gemv_bias"),
+    "norm_glu": lambda s: _fused_product(s, "norm_glu"),
+    "gemv_add": lambda s: _fused_product(s, "gemv_add"),
+    "gemv_add_norm": lambda s: _fused_product(s, "gemv_add_norm"),
+    "moe_shared_add": lambda s: _mixture(s, "moe_shared_add"),
     "rope_attention": lambda s: _rope_attention(s, False),
     "norm_rope_attention": lambda s: _rope_attention(s, True),
 }

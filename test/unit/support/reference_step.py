@@ -78,6 +78,17 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("out",),
     ),
     "moe_add": ((*MIXTURE, "residual"), ("out",)),
+    "moe_shared_add": (
+        (
+            *MIXTURE,
+            "w_shared_gate",
+            "w_shared_up",
+            "w_shared_down",
+            "w_shared_router",
+            "residual",
+        ),
+        ("out",),
+    ),
     "moe_add_norm": ((*MIXTURE, "residual", "gain"), ("out", "normed")),
     "binary": (("a", "b"), ("out",)),
     "argmax": (("logits",), ("out",)),
@@ -86,6 +97,11 @@ OPERANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gather_norm": (("table", "ids", "gain"), ("x", "out")),
     "gemv_rope": (("x", "w", "pos"), ("out",)),
     "gemv_norm": (("x", "w", "gain"), ("out", "normed")),
+    "norm_gemv": (("x", "gain", "w"), ("out",)),
+    "norm_gemv_bias": (("x", "gain", "w", "bias"), ("out",)),
+    "norm_glu": (("x", "gain", "w_gate", "w_up"), ("out",)),
+    "gemv_add": (("x", "w", "residual"), ("out",)),
+    "gemv_add_norm": (("x", "w", "residual", "gain"), ("out", "normed")),
 }
 """Each kind's operands, read and written, in the order a launch gives them (docs/kinds.md)."""
 
@@ -481,6 +497,46 @@ class Interpreter:
         y[:, : heads + kv] = turned(y[:, : heads + kv], self._ints(o["pos"]), hd, freq)
         self._out(launch, o["out"], y.reshape(-1))
 
+    # -- Products with a prologue and an epilogue (docs/kernels.md, "Fused products")
+
+    def _prologue(self, launch, o) -> np.ndarray:
+        """The rows a fused product reads: x (as the launch reads it), RMS-normed by the gain where the kind has
+        one, then Q8_0-quantized in the step's numerics where the launch says `quantize`."""
+        x = self._act(launch, o["x"])
+        if "gain" in o and "normed" not in o:  # (gemv_add_norm's gain norms what it sums)
+            x = rms_normed(x, self.read(o["gain"]), float(self.param(launch, "eps")))
+        return quantized(x, self.two) if launch.params.get("quantize") else x
+
+    def _fused_product(self, launch, o, *weights: str) -> tuple[np.ndarray, ...]:
+        ws = [self._weight(o[w]) for w in weights]
+        x = self._prologue(launch, o).reshape(-1, ws[0].shape[1])
+        return tuple(x @ w.T for w in ws)
+
+    def _norm_gemv(self, launch, o) -> None:
+        """RMSNorm, then nn.Linear: rms(x) gain W^T (+ b)."""
+        (y,) = self._fused_product(launch, o, "w")
+        if "bias" in o:
+            y = y + self.read(o["bias"])
+        self._out(launch, o["out"], y.reshape(-1))
+
+    _norm_gemv_bias = _norm_gemv
+
+    def _norm_glu(self, launch, o) -> None:
+        """RMSNorm, then the gated MLP's first half: silu(h W_gate^T) * (h W_up^T), h = rms(x) gain."""
+        g, u = self._fused_product(launch, o, "w_gate", "w_up")
+        self._out(launch, o["out"], (silu(g) * u).reshape(-1))
+
+    def _gemv_add(self, launch, o) -> None:
+        """A residual connection around nn.Linear: residual + x W^T."""
+        (y,) = self._fused_product(launch, o, "w")
+        self._out(launch, o["out"], (self.read(o["residual"]).reshape(y.shape) + y).reshape(-1))
+
+    def _gemv_add_norm(self, launch, o) -> None:
+        """gemv_add, then RMSNorm of its result: the next block's input."""
+        self._gemv_add(launch, o)
+        normed = rms_normed(self.read(o["out"]), self.read(o["gain"]), float(self.param(launch, "eps")))
+        self._out(launch, o["normed"], normed)
+
     # -- Rotation, cache, attention
 
     def _rope(self, launch, o) -> None:
@@ -575,7 +631,7 @@ class Interpreter:
             for gate, e in zip(gates, chosen, strict=True):
                 h = silu(wg[e] @ gathered[r]) * (wu[e] @ gathered[r])
                 out[r] += gate * (wd[e] @ (quantized(h, self.two) if quant else h))
-        if launch.kind == "moe_shared":
+        if "w_shared_gate" in o:
             sg, su, sd, sr = (
                 self._shaped(o[w]) for w in ("w_shared_gate", "w_shared_up", "w_shared_down", "w_shared_router")
             )
@@ -591,6 +647,7 @@ class Interpreter:
 
     _moe_shared = _moe
     _moe_add = _moe
+    _moe_shared_add = _moe
     _moe_add_norm = _moe
 
     # -- Fused row-wise

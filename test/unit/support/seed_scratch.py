@@ -392,9 +392,13 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
 
     # A bias is added where a product writes its sums: the seed's projection, with no scratch of its own.
     match kind:
-        case "gemv" | "gemv_bias":
+        case "gemv" | "gemv_bias" | "norm_gemv" | "norm_gemv_bias":  # a prologue's norm asks for no scratch
             return gemv_like()
-        case "glu" | "glu_bias":
+        case "gemv_add":
+            return Fold(gemv_like(), Binary())
+        case "gemv_add_norm":  # the add as gemv_add's, then gemv_norm's fold into a norm
+            return Fold(gemv_like(), Norm())
+        case "glu" | "glu_bias" | "norm_glu":
             return OURS if p.get("split", 1) > 1 else GemvGlu(*product("w_gate"), None)
         case "gemm_tc":
             n, m = product("w")
@@ -451,6 +455,8 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
             return Fold(gemv_like(), Norm())
         case "moe_add":
             return Fold(mixture(), Binary())
+        case "moe_shared_add":
+            return Fold(mixture(Expert(t["w_shared_gate"].shape[0])), Binary())
         case "moe_add_norm":
             mix = mixture()
             return Fold(Fold(mix, Binary()), Norm(), finished=mix)
@@ -472,7 +478,7 @@ def ours(kind: str, t: dict, p: dict, numerics: str) -> list[tuple[str, str, int
     rows, split = t["x"].length // k, p.get("split", 1)
     if split == 1:
         return []
-    if kind in ("glu", "glu_bias"):
+    if kind in ("glu", "glu_bias", "norm_glu"):
         return [("gp", "float", 2 * split * rows * n * 4, False), ("gq", "int", rows * -(-n // 64) * 4, True)]
     return [("fp", "float", split * rows * n * 4, False), ("fq", "int", -(-n // 64) * -(-rows // 64) * 4, True)]
 
