@@ -28,15 +28,21 @@ def held_to_the_reference(placed_step: Placed, feeds) -> dict:
     """Runs `placed_step` over `feeds` as it is placed, on the numpy runtime, asserts that it computes what the
     reference computes within the tolerance of its numerics, and returns its results. A step with a router whose
     choice of experts is a near tie (so either run may pick either) is no test: a drawn one is rejected, a
-    written one fails."""
+    written one fails. So is a drawn step that quantizes a value at a rounding tie (`reference_step.TIE`: either run
+    may round it either way, a whole quantum apart, which in a small step can outweigh the tolerance); a written
+    one is held as it is (a decoder step quantizes thousands of values, a few of them near a tie, and spreads each
+    quantum over wide products), its ties named where it fails."""
     step = placed_step.step
     want = reference_step.run(step, feeds)
     near = want.ambiguous(step.numerics)
     if near:
         assert currently_in_test_context(), f"near ties: {near}"
         reject()
+    if want.ties and currently_in_test_context():
+        reject()
     got = run(placed_step, NumpyDevice(), feeds)
-    assert not want.differences(got, step.numerics), want.differences(got, step.numerics)
+    off = want.differences(got, step.numerics)
+    assert not off, off + want.ties
     return got
 
 
@@ -82,11 +88,9 @@ def test_a_value_at_a_rounding_tie_makes_the_step_no_test():
     ((step, _),) = api.placed_steps(b.module())
     half = np.zeros(32)
     half[:2] = [63.5, 15.25]  # doubled: 127 and 30.5
-    assert reference_step.run(step, {"v": half, "w": np.ones((1, 32))}).ambiguous(step.numerics) == [
-        "'t' quantized at a rounding tie"
-    ]
+    assert reference_step.run(step, {"v": half, "w": np.ones((1, 32))}).ties == ["'t' quantized at a rounding tie"]
     half[1] = 15.125
-    assert not reference_step.run(step, {"v": half, "w": np.ones((1, 32))}).ambiguous(step.numerics)
+    assert not reference_step.run(step, {"v": half, "w": np.ones((1, 32))}).ties
 
 
 def test_views_and_quantized_views_by_hand():

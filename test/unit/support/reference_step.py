@@ -249,8 +249,8 @@ block's largest value, which a projection then spreads at about 1/127/sqrt(k) of
 times as often, each moving a value by 1/127^2 of its block's largest (measured: 2e-4 on a decoder step): 2e-3."""
 
 TIE = 2 * LIMIT * 1e-6
-"""How near, in quanta, a value quantized in one word may come to a rounding tie before the step is no test (`Run.
-ambiguous`): the runtime's f32 values drift from the reference's by up to 1e-6 of their scale (measured: 9.1e-7 over
+"""How near, in quanta, a value quantized in one word may come to a rounding tie before a drawn step is no test
+(`Run.ties`): the runtime's f32 values drift from the reference's by up to 1e-6 of their scale (measured: 9.1e-7 over
 a thousand drawn steps), which moves x / d by up to 127e-6 of a quantum through x and as much again through d. Across
 a tie a word moves by a whole quantum, 1/127 of its block's largest value, and where a projection's weights meet
 that one word large, it can move the result by more than the int8 tolerance: a mixture's hidden value with x / d at
@@ -270,8 +270,10 @@ class Margin:
 
 @dataclass
 class Run:
-    """A step's outputs and state by name; its routers' margins; and for each arg-max result, each logit's distance
-    below its row's best, relative to the logits' largest value (an index within the tolerance is as good a pick)."""
+    """A step's outputs and state by name; its routers' margins; for each arg-max result, each logit's distance
+    below its row's best, relative to the logits' largest value (an index within the tolerance is as good a pick);
+    and the values it quantized within `TIE` of a rounding tie, which the runtime may legitimately round the other
+    way."""
 
     results: dict[str, np.ndarray]
     margins: list[Margin] = field(default_factory=list)
@@ -279,11 +281,10 @@ class Run:
     ties: list[str] = field(default_factory=list)
 
     def ambiguous(self, numerics) -> list[str]:
-        """The routers whose choice of experts the runtime may legitimately make apart from the reference (the k-th
-        and the next logit closer than four tolerances of the logits' scale), and the values quantized within `TIE`
-        of a rounding tie, which the runtime may legitimately round the other way."""
+        """The routers whose choice of experts the runtime may legitimately make apart from the reference: the k-th
+        and the next logit closer than four tolerances of the logits' scale."""
         tol = TOLERANCE[value(numerics)]
-        return [m.what for m in self.margins if m.gap <= 4 * tol * m.scale] + self.ties
+        return [m.what for m in self.margins if m.gap <= 4 * tol * m.scale]
 
     def differences(self, got: dict[str, np.ndarray], numerics) -> list[str]:
         """How `got` (a run's outputs and state) differs from the reference's beyond the numerics' tolerance: a
