@@ -273,12 +273,13 @@ class Run:
     """A step's outputs and state by name; its routers' margins; for each arg-max result, each logit's distance
     below its row's best, relative to the logits' largest value (an index within the tolerance is as good a pick);
     and the values it quantized within `TIE` of a rounding tie, which the runtime may legitimately round the other
-    way."""
+    way, and how near (in quanta) the nearest of all came (1.0 where nothing was quantized in one word)."""
 
     results: dict[str, np.ndarray]
     margins: list[Margin] = field(default_factory=list)
     below_best: dict[str, list[np.ndarray]] = field(default_factory=dict)
     ties: list[str] = field(default_factory=list)
+    nearest_tie: float = 1.0
 
     def ambiguous(self, numerics) -> list[str]:
         """The routers whose choice of experts the runtime may legitimately make apart from the reference: the k-th
@@ -329,6 +330,7 @@ class Interpreter:
         self.quant: dict[str, np.ndarray] = {}
         self.margins: list[Margin] = []
         self.ties: list[str] = []
+        self.nearest_tie = 1.0
         for t in step.tensors.values():
             if t.view_of is not None:
                 continue
@@ -379,8 +381,11 @@ class Interpreter:
     def quantized(self, values: np.ndarray, what: str) -> np.ndarray:
         """An activation's `values` once quantized in the step's numerics, noting `what` among the ties where a value
         comes within `TIE` of a rounding tie in one word."""
-        if not self.two and tie_distance(values) <= TIE:
-            self.ties.append(f"{what} at a rounding tie")
+        if not self.two:
+            near = tie_distance(values)
+            self.nearest_tie = min(self.nearest_tie, near)
+            if near <= TIE:
+                self.ties.append(f"{what} at a rounding tie")
         return quantized(values, self.two)
 
     # A launch's operands
@@ -414,7 +419,7 @@ class Interpreter:
                 ints = t.elem == "i32" and not np.isnan(values).any()
                 results[t.name] = values.astype(np.int64) if ints else values
         below_best = {k: v for k, v in self.below_best.items() if k in results}
-        return Run(results, self.margins, below_best, self.ties)
+        return Run(results, self.margins, below_best, self.ties, self.nearest_tie)
 
     def _act(self, launch, name: str) -> np.ndarray:
         """An activation as the launch reads it (plain, or the values its blocks stand for)."""
