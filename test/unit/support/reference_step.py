@@ -254,7 +254,8 @@ TIE = 2 * LIMIT * 1e-6
 a thousand drawn steps), which moves x / d by up to 127e-6 of a quantum through x and as much again through d. Across
 a tie a word moves by a whole quantum, 1/127 of its block's largest value, and where a projection's weights meet
 that one word large, it can move the result by more than the int8 tolerance: a mixture's hidden value with x / d at
-30.5 in f32 (its f32 and float64 values 1.4e-7 of their scale apart) put a drawn step 2.4e-3 off. Only under int8:
+30.5 in f32 (30.5000014 in float64; its f32 and float64 values 1.4e-7 of their scale apart) put a drawn step
+2.4e-3 off, and nudged up by 1e-6 in the reference puts the runtime within 9.2e-8 of it. Only under int8:
 under int8x2 the low word takes up the high word's tie, and the low word's own ties move a value by 1/127^2 of its
 block's largest, which the tolerance holds."""
 
