@@ -241,24 +241,31 @@ def _fused_text(settings: list[str]) -> str:
 
 
 @pytest.mark.parametrize(
-    "edit, message",
+    "settings, edit, message",
     [
-        (lambda t: t.replace("numerics(int8)", "numerics(f32)"), "quantize in the prologue of a step of f32"),
+        ([], lambda t: t.replace("numerics(int8)", "numerics(f32)"), "quantize in the prologue of a step of f32"),
         (
+            [],
             lambda t: t.replace('"l0.mlp_norm" : !lane.tensor<128xf32>', '"l0.mlp_norm" : !lane.tensor<64xf32>'),
             "gain 'l0.mlp_norm' of 64 values",
         ),
         (
+            [],
             lambda t: t.replace(
                 "lane.gemv_add %l0.m(quant), %l0.w_down, %l0.xa", "lane.gemv_add %l0.m(quant), %l0.w_down, %l0.qkv"
             ),
             "residual 'l0.qkv' holds 256 values",
         ),
+        (
+            ["numerics=bf16"],
+            lambda t: t.replace('"l0.w_up" : !lane.tensor<256x128xbf16>', '"l0.w_up" : !lane.tensor<256x128xf32>'),
+            "lane.norm_glu: weights of bf16, f32, .* bf16 all or none",
+        ),
     ],
-    ids=["quantize-under-f32", "gain-length", "residual-length"],
+    ids=["quantize-under-f32", "gain-length", "residual-length", "bf16-and-f32-matrices"],
 )
-def test_a_fused_kind_refuses_shapes_its_kernels_cannot_run(edit, message):
-    text = edit(_fused_text([]))
+def test_a_fused_kind_refuses_shapes_its_kernels_cannot_run(settings, edit, message):
+    text = edit(_fused_text(settings))
     with pytest.raises(UserError, match=message) as e:
         api.parse(text, "fused.mlir")
     assert str(e.value).startswith("fused.mlir:")
