@@ -109,7 +109,9 @@ def test_greedy_generation_asks_for_no_logits_unless_kept_and_sampling_asks_ever
     assert generate(greedy, [3], 4) == ([4, 5, 6, 7], None) and greedy.rows == 0
     sampled = _Counting()
     tokens, logits = generate(sampled, [3], 4, Sampling(temperature=0.5, seed=1))
-    assert tokens == [4, 5, 6, 7] and logits is None and sampled.rows == 4  # exp(-200) the others' weight: the draw picks it
+    assert (
+        tokens == [4, 5, 6, 7] and logits is None and sampled.rows == 4
+    )  # exp(-200) the others' weight: the draw picks it
 
 
 def test_without_end_tokens_it_generates_the_count():
