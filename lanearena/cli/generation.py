@@ -7,6 +7,7 @@ checked before anything is built."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import statistics
 import sys
 import time
@@ -274,7 +275,7 @@ def speed(start: float, times: list[float], session: Session) -> dict:
     step's bandwidth bound (`bound_ms`: its weights' bytes streamed once at the device's memory bandwidth,
     `bandwidth` saying which figure) and its share of `decode_ms` (`bound_share`); None where there are too few
     tokens, or (the bound) no memory bandwidth: the numpy runtime has none of its own."""
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     decode_ms = statistics.median(gaps) * 1e3 if gaps else None
     rate = bandwidth(session.device)
     bound_ms = session.decode.lowered.weight_bytes() / rate[0] * 1e3 if rate is not None else None

@@ -83,8 +83,8 @@ def test_sampling_out_of_range_is_refused(kwargs, message):
 
 
 class _Counting:
-    """A model whose next token is the last one plus one (mod 10) (its logits 100 there, 0 elsewhere), and that counts the
-    positions it ran and the rows of logits asked of it."""
+    """A model whose next token is the last one plus one (mod 10) (its logits 100 there, 0 elsewhere), and that
+    counts the positions it ran and the rows of logits asked of it."""
 
     def __init__(self):
         self.ran = 0

@@ -31,8 +31,8 @@ from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.codegen.lowered import Lowered
 from lanearena.lowering.codegen.placed import placed
-from lanearena.lowering.runtime.backend import new_device
 from lanearena.lowering.replay.graph import replayer
+from lanearena.lowering.runtime.backend import new_device
 from lanearena.lowering.runtime.execute import poison, prepare
 from lanearena.lowering.serving.weights import KEPT, Held, WeightSource, kept, put
 from lanearena.model import Role, Step
