@@ -284,7 +284,7 @@ def speed(start: float, times: list[float], session: Session) -> dict:
         "decode_ms": round(decode_ms, 4) if decode_ms is not None else None,
         "tokens_per_s": round(len(gaps) / (times[-1] - times[0]), 3) if gaps else None,
         "bound_ms": round(bound_ms, 4) if bound_ms is not None else None,
-        "bound_share": round(bound_ms / decode_ms, 4) if bound_ms is not None and decode_ms else None,
+        "bound_share": float(f"{bound_ms / decode_ms:.4g}") if bound_ms is not None and decode_ms else None,
         "bandwidth": f"{rate[0] / 1e12:.2f} TB/s ({rate[1]})" if rate is not None else "none (the numpy runtime)",
     }
 
