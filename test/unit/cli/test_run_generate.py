@@ -126,6 +126,7 @@ def test_a_bad_prompt_is_refused(model, capsys, nothing_built, args, message):
         (["--logits", "x.npy"], "--logits is a flag of generation: give a prompt"),
         (["--temperature", "0.5"], "--temperature is a flag of generation"),
         (["--ignore-eos"], "--ignore-eos is a flag of generation"),
+        (["--debug-poison"], "--debug-poison is a flag of generation"),
         (["--prompt-ids", "1," + "1" + "0" * 20], "--prompt-ids: token ids must be in [0, 160), not 1000000000000"),
         (["--prompt-ids", "-1"], "token ids must be in [0, 160), not -1"),
         (["--prompt", ""], "--prompt '' makes no token"),
