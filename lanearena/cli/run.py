@@ -66,7 +66,11 @@ def register(sub) -> None:
         action="store_true",
         help="run a model directory's config with random weights (a directory without safetensors is refused)",
     )
-    p.add_argument("--no-graph", action="store_true", help="on the GPU, time the plain path, not the CUDA graph")
+    p.add_argument(
+        "--no-graph",
+        action="store_true",
+        help="on the GPU, no CUDA graph: time the plain path; generate through the launch plan",
+    )
     add_flags(p)
     add_generation_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
