@@ -20,9 +20,8 @@ from lanearena.errors import UserError
 from lanearena.frontend import StepBuilder, decoder_step, load
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.kernels import ptx, source
-from lanearena.lowering.runtime import random_feeds
 from lanearena.lowering.runtime.device import NumpyDevice
-from lanearena.lowering.runtime.execute import run
+from lanearena.lowering.runtime.execute import random_feeds, run
 from lanearena.lowering.serving.compare import compare
 from lanearena.model import QBLOCK, Form
 from lanearena.options import PlaceOptions
