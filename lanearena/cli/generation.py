@@ -22,6 +22,7 @@ from lanearena.cli.memory import added_bytes, available_memory, check_memory
 from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
+from lanearena.frontend.model_files import ConfigJson
 from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
 from lanearena.lowering.serving.session import Admit, Session
 from lanearena.lowering.serving.weights import RandomWeights, WeightSource
@@ -196,13 +197,13 @@ class Asked:
     sampling: Sampling
 
 
-def asked(args, config: DecoderConfig) -> Asked:
-    """The generation `args` ask of `config`, every flag checked."""
+def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
+    """The generation `args` ask of `config` (made from `config_json`, where it is a model directory's), every flag
+    checked."""
     ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
     sized = dataclasses.replace(config, max_len=run_length(config, len(ids) + n, args.max_len))
-    directory = Path(args.model)
-    stop = frozenset() if args.ignore_eos or not directory.is_dir() else frozenset(eos_ids(directory))
+    stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
     return Asked(ids, tok, n, sized, stop, Sampling(args.temperature, args.top_k, args.top_p, args.seed))
 
 
