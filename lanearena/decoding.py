@@ -68,32 +68,45 @@ def choose(logits: np.ndarray, s: Sampling, u: float) -> int:
     return int(order[min(at, len(sums) - 1)])
 
 
+Next = Callable[[list[int], bool], tuple[int, "np.ndarray | None"]]
+"""A model run on token ids at its next positions (a `Session.next`): the arg-max token of the last, and (where
+the flag asks) its row of logits."""
+
+
 def generate(
-    forward: Callable[[list[int]], np.ndarray],
+    run: Next,
     prompt: list[int],
     n: int,
     sampling: Sampling = Sampling(),
     stop: Iterable[int] = (),
     on_token: Callable[[int], None] = lambda token: None,
-) -> tuple[list[int], np.ndarray]:
-    """At most `n` tokens after `prompt`, each chosen from the logits `forward(ids)` gives for the ids run at the
-    next positions (a `Session.forward`), up to and including the first of `stop`; and the logits each was chosen
-    from (one row a token, f32). `on_token` is called with each token as soon as it is chosen."""
+    keep_logits: bool = False,
+) -> tuple[list[int], np.ndarray | None]:
+    """At most `n` tokens after `prompt`, up to and including the first of `stop`, each the arg-max token `run`
+    gives for the ids run at the next positions (greedy: no logits read), or sampled from the logits it gives;
+    and, where `keep_logits`, the logits each was chosen from (one row a token, f32), else None. `on_token` is
+    called with each token as soon as it is chosen. With `n` 0 nothing is run."""
     stops = frozenset(stop)
+    logits_read = keep_logits or sampling.temperature > 0
     tokens: list[int] = []
     seen: list[np.ndarray] = []
-    logits = forward(prompt)[-1]
-    if n == 0:
-        return tokens, np.zeros((0, logits.size), np.float32)
+    ids = prompt
     for i in range(n):
-        token = choose(logits, sampling, uniform(sampling.seed, i) if sampling.temperature else 0.0)
+        token, logits = run(ids, logits_read)
+        if sampling.temperature:
+            assert logits is not None
+            token = choose(logits, sampling, uniform(sampling.seed, i))
         tokens.append(token)
-        seen.append(logits)
+        if keep_logits:
+            assert logits is not None
+            seen.append(logits)
         on_token(token)
-        if token in stops or i + 1 == n:
+        if token in stops:
             break
-        logits = forward([token])[-1]
-    return tokens, np.array(seen, np.float32)
+        ids = [token]
+    if not keep_logits:
+        return tokens, None
+    return tokens, np.array(seen, np.float32) if seen else np.zeros((0, 0), np.float32)
 
 
 class TextStream:

@@ -7,6 +7,8 @@ import argparse
 
 from lanearena.errors import UserError
 from lanearena.frontend import ConfigError, DecoderConfig, load
+from lanearena.frontend.configs import model_directory
+from lanearena.frontend.model_files import ConfigJson
 
 
 def add_settings(p: argparse.ArgumentParser, example: str) -> None:
@@ -21,10 +23,19 @@ def add_settings(p: argparse.ArgumentParser, example: str) -> None:
     )
 
 
-def config_of(name: str, settings: list[str], notes: list[str] | None = None) -> DecoderConfig:
-    """The config `name` names (a shipped config, a JSON file, a model directory, - for standard input) with
-    `settings`; the keys it ignores added to `notes`."""
+def config_of(name: str | ConfigJson, settings: list[str], notes: list[str] | None = None) -> DecoderConfig:
+    """The config `name` names (a shipped config, a JSON file, a model directory or its config.json read already,
+    - for standard input) with `settings`; the keys it ignores added to `notes`."""
     try:
         return load(name, settings, notes)
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+
+
+def config_json_of(name: str) -> ConfigJson | None:
+    """The config.json of the model directory `name` names, read once for all its readers; None where `name` names
+    none."""
+    try:
+        return model_directory(name)
     except ConfigError as e:
         raise UserError(str(e)) from None

@@ -7,6 +7,8 @@ checked before anything is built."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from lanearena.cli.memory import added_bytes, available_memory, check_memory
 from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
+from lanearena.frontend.model_files import ConfigJson
 from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
 from lanearena.lowering.serving.session import Admit, Session
 from lanearena.lowering.serving.weights import RandomWeights, WeightSource
@@ -68,6 +71,11 @@ def add_generation_flags(p) -> None:
     )
     p.add_argument("--logits", metavar="FILE.npy", help="save the logits of each generated position (N x vocab, f32)")
     p.add_argument("--chunk", type=int, default=8, metavar="ROWS", help="rows of the prefill step (default 8)")
+    p.add_argument(
+        "--debug-poison",
+        action="store_true",
+        help="poison the arena and computed buffers before every step (a check of the placement; slower)",
+    )
 
 
 def generating(args) -> bool:
@@ -89,7 +97,7 @@ def check_flags(args) -> None:
     if len(given) > 1:
         raise UserError(f"give one of --prompt, --prompt-ids and --chat, not {' and '.join(_flag(a) for a in given)}")
     if not generating(args):
-        asked = [a for a in ("logits", "ignore_eos") if getattr(args, a)]
+        asked = [a for a in ("logits", "ignore_eos", "debug_poison") if getattr(args, a)]
         asked += [a for a, plain in (("temperature", 0.0), ("top_k", 0), ("top_p", 1.0)) if getattr(args, a) != plain]
         if asked:
             raise UserError(
@@ -189,13 +197,13 @@ class Asked:
     sampling: Sampling
 
 
-def asked(args, config: DecoderConfig) -> Asked:
-    """The generation `args` ask of `config`, every flag checked."""
+def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
+    """The generation `args` ask of `config` (made from `config_json`, where it is a model directory's), every flag
+    checked."""
     ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
     sized = dataclasses.replace(config, max_len=run_length(config, len(ids) + n, args.max_len))
-    directory = Path(args.model)
-    stop = frozenset() if args.ignore_eos or not directory.is_dir() else frozenset(eos_ids(directory))
+    stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
     return Asked(ids, tok, n, sized, stop, Sampling(args.temperature, args.top_k, args.top_p, args.seed))
 
 
@@ -208,17 +216,33 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
     t = time.perf_counter()
     placing = {"algorithm": args.algorithm, "time_limit": args.time_limit, "work": args.work}
     admit = _admit(config) if backend == "numpy" else None
-    session = Session(config, weights or RandomWeights(args.seed), backend, chunk, admit, **placing)
+    session = Session(
+        config,
+        weights or RandomWeights(args.seed),
+        backend,
+        chunk,
+        admit,
+        graph=not args.no_graph,
+        debug_poison=args.debug_poison,
+        **placing,
+    )
+    session.ready(len(ids))
     ready = time.perf_counter() - t
     show(f"generating {n} tokens after {len(ids)}")
     streamed = tok is not None and not args.json
     stream = TextStream(tok.decode, _write) if streamed else lambda token: None
+    times: list[float] = []
+
+    def chosen(token: int) -> None:
+        times.append(time.perf_counter())
+        stream(token)
+
     t = time.perf_counter()
-    tokens, logits = decoding.generate(session.forward, ids, n, run.sampling, stop, stream)
+    tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None)
     spent = time.perf_counter() - t
     if streamed:
         _write("\n")
-    if args.logits:
+    if logits is not None:
         try:
             np.save(args.logits, logits)
         except OSError as e:
@@ -240,8 +264,37 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         "prefill_arena_bytes": session.prefill.arena_bytes if session.prefill is not None else 0,  # 0: not run
         "setup_s": round(ready, 4),
         "generate_s": round(spent, 4),
+        **speed(t, times, session),
     }
     return report
+
+
+def speed(start: float, times: list[float], session: Session) -> dict:
+    """The speed fields of a generation that began at `start` and chose its tokens at `times` (perf_counter
+    seconds): `ttft_ms` (the prompt given to the first token chosen), `decode_ms` (the median time between two
+    tokens), `tokens_per_s` (the tokens after the first over the time from the first to the last), and the decode
+    step's bandwidth bound (`bound_ms`: its weights' bytes streamed once at the device's memory bandwidth,
+    `bandwidth` saying which figure) and its share of `decode_ms` (`bound_share`); None where there are too few
+    tokens, or (the bound) no memory bandwidth: the numpy runtime has none of its own."""
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    decode_ms = statistics.median(gaps) * 1e3 if gaps else None
+    rate = bandwidth(session.device)
+    bound_ms = session.decode.lowered.weight_bytes() / rate[0] * 1e3 if rate is not None else None
+    return {
+        "ttft_ms": round((times[0] - start) * 1e3, 4) if times else None,
+        "decode_ms": round(decode_ms, 4) if decode_ms is not None else None,
+        "tokens_per_s": round(len(gaps) / (times[-1] - times[0]), 3) if gaps else None,
+        "bound_ms": round(bound_ms, 4) if bound_ms is not None else None,
+        "bound_share": float(f"{bound_ms / decode_ms:.4g}") if bound_ms is not None and decode_ms else None,
+        "bandwidth": f"{rate[0] / 1e12:.2f} TB/s ({rate[1]})" if rate is not None else "none (the numpy runtime)",
+    }
+
+
+def bandwidth(dev) -> tuple[float, str] | None:
+    """The memory bandwidth of device `dev` (bytes a second, and where the figure comes from), or None where it has
+    none (the numpy runtime)."""
+    own = getattr(dev, "bandwidth", None)
+    return own() if own is not None else None
 
 
 def _write(text: str) -> None:

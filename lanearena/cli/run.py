@@ -10,24 +10,23 @@ import dataclasses
 import json
 import sys
 import time
-from pathlib import Path
 
 from lanearena import api
 from lanearena.analysis.arena_problem import problem
 from lanearena.cli.budget import add_algorithm, add_flags, placing
-from lanearena.cli.config import add_settings, config_of
+from lanearena.cli.config import add_settings, config_json_of, config_of
 from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
 from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
 from lanearena.cli.progress import Progress
 from lanearena.errors import UserError
-from lanearena.frontend import ConfigError, DecoderConfig, decoder_step
+from lanearena.frontend import DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
+from lanearena.frontend.model_files import ConfigJson
+from lanearena.frontend.step_weights import step_weights
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.backend import resolve_backend
 from lanearena.lowering.serving.compare import compare, gpu_timing
 from lanearena.lowering.serving.weights import WeightSource
-from lanearena.model import Role
-from lanearena.passes.convert import step_of, steps
 
 COMPARISON_COPIES = 4
 """Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's
@@ -66,7 +65,11 @@ def register(sub) -> None:
         action="store_true",
         help="run a model directory's config with random weights (a directory without safetensors is refused)",
     )
-    p.add_argument("--no-graph", action="store_true", help="on the GPU, time the plain path, not the CUDA graph")
+    p.add_argument(
+        "--no-graph",
+        action="store_true",
+        help="on the GPU, no CUDA graph: time the plain path; generate through the launch plan",
+    )
     add_flags(p)
     add_generation_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
@@ -83,16 +86,17 @@ def run(args) -> int:
         show.close()
         _print(report, args.json)
         return 0 if ok else 1
-    config = _config(args)
+    config_json = config_json_of(args.model)  # a model directory's: read once, handed to each of its readers
+    config = _config(args, config_json)
     backend = _backend(args.backend)
-    wanted = asked(args, config) if generating(args) else None
+    wanted = asked(args, config, config_json) if generating(args) else None
     if wanted is not None:
         config = wanted.config
     elif args.max_len is not None:
         config = dataclasses.replace(config, max_len=run_length(config, 1, args.max_len))
-    weights = _weights(args.model, config, args.random_weights)
-    if isinstance(weights, Checkpoint):
-        _check_first_layers(config, weights)
+    weights = _weights(config_json, config, args.random_weights)
+    if isinstance(weights, Checkpoint):  # every tensor, against the whole step's weights, before any step is built
+        weights.check(step_weights(config))
     if backend == "numpy":  # before a step is built: one of a million layers takes minutes to find too large
         check_memory(args.model, config_bytes(config), available_memory())
     try:
@@ -114,11 +118,12 @@ def run(args) -> int:
     return 0 if ok else 1
 
 
-def _config(args) -> DecoderConfig:
-    """The config `args.model` names, with `--set`; the keys it ignores said on stderr (all with --verbose, and
-    always those that look like a misspelling of a key it reads), and any other note always (f32 taken for int8)."""
+def _config(args, config_json: ConfigJson | None) -> DecoderConfig:
+    """The config `args.model` names (made from `config_json` where that is a model directory's), with `--set`; the
+    keys it ignores said on stderr (all with --verbose, and always those that look like a misspelling of a key it
+    reads), and any other note always (f32 taken for int8)."""
     notes: list[str] = []
-    config = config_of(args.model, args.settings, notes)
+    config = config_of(config_json or args.model, args.settings, notes)
     for note in notes:
         if args.verbose or "did you mean" in note or "ignored key" not in note:
             print(f"note: {note}", file=sys.stderr)
@@ -132,31 +137,19 @@ def _backend(name: str) -> str:
         raise UserError(str(e)) from None
 
 
-def _weights(model: str, config: DecoderConfig, random: bool) -> WeightSource | None:
-    """The checkpoint of a model directory, else None (random weights, drawn from the run's seed): a directory
-    without safetensors weights is refused, naming what it holds, unless `random` weights are asked for; what its
-    upload rounds, where it rounds anything, said on stderr."""
-    if random or not Path(model).is_dir():
+def _weights(config_json: ConfigJson | None, config: DecoderConfig, random: bool) -> WeightSource | None:
+    """The checkpoint of the model directory whose config.json is `config_json`, else None (random weights, drawn
+    from the run's seed): a directory without safetensors weights is refused, naming what it holds, unless `random`
+    weights are asked for; what its upload rounds, where it rounds anything, said on stderr."""
+    if random or config_json is None:
         return None
-    if not has_weights(model):
-        raise no_weights(model)
-    checkpoint = Checkpoint(model, config)
+    directory = config_json.path.parent
+    if not has_weights(directory):
+        raise no_weights(directory)
+    checkpoint = Checkpoint(directory, config, config_json)
     if (rounding := checkpoint.rounding()) is not None:
         print(f"note: {rounding}", file=sys.stderr)
     return checkpoint
-
-
-def _check_first_layers(config: DecoderConfig, weights: Checkpoint) -> None:
-    """The checkpoint's tensors checked against the step of the config's first layers (up to its first full
-    attention layer and its first mixture), before the whole step is built: a config whose shapes are not the
-    checkpoint's is refused in a fraction of a second however large it makes the step."""
-    layers = min(config.layers, max(config.attn_interval, config.sparse_step))
-    try:
-        first = dataclasses.replace(config, layers=layers)
-    except ConfigError:  # the layers cut cannot stand alone (dense_layers past them): the whole step checks it
-        return
-    (op,) = steps(decoder_step(first))
-    weights.check({t.name: t.shape for t in step_of(op)[0].tensors.values() if t.role is Role.WEIGHT}, every=False)
 
 
 def _run_step_file(args, show) -> tuple[dict, bool]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.frontend.family import FAMILIES
-from lanearena.frontend.model_files import read_json
+from lanearena.frontend.model_files import ConfigJson, read_config_json
 from lanearena.frontend.names import skipped, sources
 from lanearena.frontend.safetensors_io import INDEX, SINGLE, CheckpointError, Entry, entries, read
 
@@ -63,16 +63,16 @@ def no_weights(directory: str | Path) -> CheckpointError:
 
 class Checkpoint:
     """The weights of model directory `directory` for steps of config `c` (the config the directory's config.json
-    makes, perhaps changed by settings that keep its shapes)."""
+    makes, perhaps changed by settings that keep its shapes), named as the family of config.json's model_type names
+    them (config.json as `config_json` holds it where it has been read already, else read here)."""
 
-    def __init__(self, directory: str | Path, c: DecoderConfig):
+    def __init__(self, directory: str | Path, c: DecoderConfig, config_json: ConfigJson | None = None):
         self.directory = Path(directory)
         self.config = c
-        config_json = self.directory / "config.json"
-        values = read_json(config_json, CheckpointError)
-        model_type = values.get("model_type") if isinstance(values, dict) else None
+        read = config_json if config_json is not None else read_config_json(self.directory, CheckpointError)
+        model_type = read.values.get("model_type")
         if not isinstance(model_type, str) or model_type not in FAMILIES:
-            raise CheckpointError(f"{config_json}: no name table for model_type {model_type!r}")
+            raise CheckpointError(f"{read.path}: no name table for model_type {model_type!r}")
         self.model_type: str = model_type
         self.family = FAMILIES[model_type]
         if not has_weights(self.directory):
@@ -81,7 +81,7 @@ class Checkpoint:
         held = {int(m.group(1)) for m in map(_LAYER.match, self.entries) if m}
         if c.layers > len(held):
             raise CheckpointError(
-                f"{config_json}: the config makes {c.layers} layers, and the checkpoint holds {len(held)}: the "
+                f"{read.path}: the config makes {c.layers} layers, and the checkpoint holds {len(held)}: the "
                 "weights do not fit the config"
             )
         self.sources = sources(self.family, c)
@@ -103,10 +103,10 @@ class Checkpoint:
         entry = self.entries.get(name)
         return f"{entry.file}" if entry is not None else str(self.directory)
 
-    def check(self, weights: dict[str, tuple[int, ...]], every: bool = True) -> None:
-        """Raises a CheckpointError naming every checkpoint tensor that the step `weights` (name: shape) need and
-        the directory lacks or holds in another shape, and (where the weights are `every` one of the step) every
-        tensor the directory holds that no weight uses."""
+    def check(self, weights: dict[str, tuple[int, ...]]) -> None:
+        """Raises a CheckpointError naming every checkpoint tensor that the step `weights` (name: shape; every weight
+        of the step, as `step_weights` gives them before it is built) need and the directory lacks or holds in
+        another shape, and every tensor the directory holds that no weight uses."""
         problems, used = [], set()
         for weight in weights:
             made = self.sources.get(weight)
@@ -122,7 +122,7 @@ class Checkpoint:
                         f"{entry.file}: tensor '{piece.name}' is {list(entry.shape)}, the config makes it "
                         f"{list(piece.shape)} (for {weight})"
                     )
-        for name in sorted(set(self.entries) - used) if every else ():
+        for name in sorted(set(self.entries) - used):
             if not skipped(self.family, name, self.config):
                 problems.append(f"{self.entries[name].file}: tensor '{name}' is not one a {self.model_type} step uses")
         if problems:

@@ -17,7 +17,7 @@ from lanearena.files import STDIN, STDIN_NAME, decode
 from lanearena.frontend.checkpoint import default_numerics
 from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
 from lanearena.frontend.hf import hugging_face
-from lanearena.frontend.model_files import open_regular
+from lanearena.frontend.model_files import ConfigJson, read_config_json
 
 # Keyword arguments the tiny configs (and the Qwen3 ones) share, of the fields' several types.
 _TINY: dict[str, Any] = dict(
@@ -63,27 +63,26 @@ CONFIGS: dict[str, DecoderConfig] = {
 REQUIRED = tuple(f.name for f in dataclasses.fields(DecoderConfig) if f.default is dataclasses.MISSING)
 
 
-def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | None = None) -> DecoderConfig:
+def load(
+    spec: str | ConfigJson = "tiny", settings: Sequence[str] = (), notes: list[str] | None = None
+) -> DecoderConfig:
     """The config `spec` names (a shipped config, a JSON file of an object of config keys, `-` for one on standard
-    input, or a model directory with its config.json; its name defaults to the file's), changed by `settings`
-    (`key=value`). A model directory's numerics, where neither its config.json nor a setting gives them, are its
-    checkpoint's (`checkpoint.default_numerics`: bf16 or f32; int8 on request). A ConfigError names the file, line
-    and key at fault. The keys a Hugging Face config gives that transformers ignores are ignored, each with a note
-    added to `notes`."""
-    path = Path(spec)
-    if spec in CONFIGS:
+    input, or a model directory with its config.json, or that config.json read already (`read_config_json`); its
+    name defaults to the file's), changed by `settings` (`key=value`). A model directory's numerics, where neither
+    its config.json nor a setting gives them, are its checkpoint's (`checkpoint.default_numerics`: bf16 or f32; int8
+    on request). A ConfigError names the file, line and key at fault. The keys a Hugging Face config gives that
+    transformers ignores are ignored, each with a note added to `notes`."""
+    if isinstance(spec, str):
+        spec = model_directory(spec) or spec
+    if isinstance(spec, ConfigJson):
+        chosen = any(setting(s)[0] == "numerics" for s in settings)
+        values, origin, named = _keys(spec.path, spec.text, dict(spec.values), notes, spec.path.parent, not chosen)
+    elif spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
         named = True  # a shipped config states its numerics
-    elif spec == STDIN:
-        values, origin, named = _read_json(path, notes)
-    elif path.is_dir():
-        if not (path / "config.json").exists():
-            raise ConfigError(f"{spec}: a model directory holds a config.json, and this one has none")
-        chosen = any(setting(s)[0] == "numerics" for s in settings)
-        values, origin, named = _read_json(path / "config.json", notes, path, numerics=not chosen)
-    elif spec.endswith(".json") or path.exists():
-        values, origin, named = _read_json(path, notes)
+    elif spec == STDIN or spec.endswith(".json") or Path(spec).exists():
+        values, origin, named = _read_json(Path(spec), notes)
     else:
         raise ConfigError(
             f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file or a model "
@@ -113,6 +112,14 @@ def load(spec: str = "tiny", settings: Sequence[str] = (), notes: list[str] | No
     if notes is not None:
         notes.append(f"{error}: the step runs in f32 numerics (--set numerics=int8 refuses it instead)")
     return c
+
+
+def model_directory(spec: str) -> ConfigJson | None:
+    """The config.json of the model directory `spec` names, read (once a run: its readers are handed what it holds);
+    None where `spec` names none (a shipped config, even where a directory of its name is, a file, standard input)."""
+    if spec in CONFIGS or not Path(spec).is_dir():
+        return None
+    return read_config_json(Path(spec), ConfigError)
 
 
 _BLOCK_KEYS = frozenset(
@@ -164,40 +171,44 @@ def fitting_split(values: dict) -> int:
     return next((s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks)), 1)
 
 
-def _read_json(path: Path, notes: list[str] | None = None, directory: Path | None = None, numerics: bool = False):
-    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), where each key is
-    written in it (`path:line`), and whether it names the numerics. The config.json of model directory
-    `directory` must be a regular file, and where it names no numerics (and `numerics`: no setting does), the
-    numerics are the checkpoint's own (`checkpoint.default_numerics`)."""
+def _read_json(path: Path, notes: list[str] | None = None):
+    """The config keys of JSON file `path` (`-`: standard input, named `<stdin>` in messages), as `_keys` reads
+    them."""
     stdin = str(path) == STDIN
-    stem = None if stdin else path.stem
-    if stdin:
-        path = Path(STDIN_NAME)
+    name = Path(STDIN_NAME) if stdin else path
     try:
-        if stdin:
-            raw = sys.stdin.buffer.read()
-        elif directory is not None:
-            with open_regular(path, ConfigError) as f:
-                raw = f.read()
-        else:
-            raw = path.read_bytes()
-        text = decode(raw, str(path), "config")
+        text = decode(sys.stdin.buffer.read() if stdin else path.read_bytes(), str(name), "config")
     except OSError as e:
-        raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
-    except ConfigError:
-        raise
+        raise ConfigError(f"cannot read config {name}: {e.strerror or e}") from None
     except UserError as e:
         raise ConfigError(str(e)) from None
     try:
         values = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+        raise ConfigError(f"{name}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
     except RecursionError:
-        raise ConfigError(f"{path}: JSON nested too deep to read") from None
+        raise ConfigError(f"{name}: JSON nested too deep to read") from None
     if not isinstance(values, dict):
-        raise ConfigError(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+        raise ConfigError(f"{name}: a config is a JSON object of keys, not {type(values).__name__}")
+    return _keys(name, text, values, notes, stem=None if stdin else path.stem)
+
+
+def _keys(
+    path: Path,
+    text: str,
+    values: dict,
+    notes: list[str] | None,
+    directory: Path | None = None,
+    numerics: bool = False,
+    stem: str | None = "config",
+):
+    """The config keys of `values`, read from file `path` whose `text` locates each (`path:line`), a Hugging Face
+    config's as `hf.hugging_face` reads them; a function that says where each key is written; and whether the
+    file names the numerics. Where it is the config.json of model directory `directory` and names no numerics (and
+    `numerics`: no setting does), the numerics are the checkpoint's own (`checkpoint.default_numerics`). The name
+    is the file's `stem` (a Hugging Face config.json's model_type; `stdin` for standard input)."""
     named = "numerics" in values
-    if directory is not None and numerics and "numerics" not in values:
+    if directory is not None and numerics and not named:
         values["numerics"] = default_numerics(directory, values)
 
     def origin(key: str | None) -> str:

@@ -1,12 +1,15 @@
 """The files of a model directory, opened as the loader trusts nothing it reads: only regular files (a FIFO never
 blocks the open, a link to a device is refused), JSON read whole and refused, naming the file, where it is not
-UTF-8 JSON or nests past what Python's parser takes."""
+UTF-8 JSON or nests past what Python's parser takes. Its config.json is read once a run (`read_config_json`), and
+what it holds handed to each of its readers (the decoder config, the checkpoint's family, the end-of-sequence
+ids)."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -39,12 +42,38 @@ def open_regular(path: Path, error: type[Exception] = UserError) -> BinaryIO:
 
 def read_json(path: Path, error: type[Exception] = UserError) -> object:
     """The JSON value of regular file `path`; an `error` naming it where it cannot be read or parsed."""
+    return parse_json(_read_bytes(path, error), path, error)
+
+
+@dataclass(frozen=True)
+class ConfigJson:
+    """A model directory's config.json as read: its `path`, its `text` (where messages locate a key) and its
+    `values`, an object of keys."""
+
+    path: Path
+    text: str
+    values: dict[str, object]
+
+
+def read_config_json(directory: Path, error: type[Exception] = UserError) -> ConfigJson:
+    """The config.json of model directory `directory`, read once for all its readers; an `error` naming it where
+    there is none, or it cannot be read, or it is not a JSON object."""
+    path = directory / "config.json"
+    if not (path.exists() or path.is_symlink()):
+        raise error(f"{directory}: a model directory holds a config.json, and this one has none")
+    raw = _read_bytes(path, error)
+    values = parse_json(raw, path, error)
+    if not isinstance(values, dict):
+        raise error(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+    return ConfigJson(path, raw.decode("utf-8"), values)  # UTF-8: parse_json read it so
+
+
+def _read_bytes(path: Path, error: type[Exception]) -> bytes:
     with open_regular(path, error) as f:
         try:
-            raw = f.read()
+            return f.read()
         except OSError as e:
             raise error(f"cannot read {path}: {e.strerror or e}") from None
-    return parse_json(raw, path, error)
 
 
 def parse_json(raw: bytes, path: Path, error: type[Exception] = UserError) -> object:

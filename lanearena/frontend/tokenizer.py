@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lanearena.errors import UserError
-from lanearena.frontend.model_files import open_regular, read_json
+from lanearena.frontend.model_files import ConfigJson, open_regular, read_json
 
 PACKAGES = "pip install '.[text]'"
 """How to install what reading text takes (tokenizers, jinja2), as the README says it."""
@@ -95,14 +95,13 @@ def _ids(value: object, path: Path) -> set[int]:
     return set(values)
 
 
-def eos_ids(directory: Path) -> set[int]:
-    """The end-of-sequence ids of model directory `directory`: config.json's and generation_config.json's (the
-    union: transformers stops at either)."""
-    out: set[int] = set()
-    for name in ("config.json", "generation_config.json"):
-        path = directory / name
-        if path.exists() or path.is_symlink():
-            values = read_json(path)
-            if isinstance(values, dict):
-                out |= _ids(values.get("eos_token_id"), path)
+def eos_ids(config_json: ConfigJson) -> set[int]:
+    """The end-of-sequence ids of the model directory whose config.json (read already) is `config_json`:
+    config.json's and generation_config.json's (the union: transformers stops at either)."""
+    out = _ids(config_json.values.get("eos_token_id"), config_json.path)
+    path = config_json.path.parent / "generation_config.json"
+    if path.exists() or path.is_symlink():
+        values = read_json(path)
+        if isinstance(values, dict):
+            out |= _ids(values.get("eos_token_id"), path)
     return out

@@ -83,21 +83,35 @@ def test_sampling_out_of_range_is_refused(kwargs, message):
 
 
 class _Counting:
-    """A model whose next token is the last one plus one (mod 10), and that counts the positions it ran."""
+    """A model whose next token is the last one plus one (mod 10) (its logits 100 there, 0 elsewhere), and that
+    counts the positions it ran and the rows of logits asked of it."""
 
     def __init__(self):
         self.ran = 0
+        self.rows = 0
 
-    def __call__(self, ids) -> np.ndarray:
+    def __call__(self, ids, logits: bool) -> tuple[int, np.ndarray | None]:
         self.ran += len(ids)
-        return np.eye(10, dtype=np.float32)[[(i + 1) % 10 for i in ids]]
+        self.rows += logits
+        token = (ids[-1] + 1) % 10
+        return token, 100 * np.eye(10, dtype=np.float32)[token] if logits else None
 
 
 def test_generation_stops_after_the_first_end_token_and_runs_it_not():
     model = _Counting()
-    tokens, logits = generate(model, [3], 10, stop={6, 8})
-    assert tokens == [4, 5, 6] and logits.shape == (3, 10)
+    tokens, logits = generate(model, [3], 10, stop={6, 8}, keep_logits=True)
+    assert tokens == [4, 5, 6] and logits is not None and logits.shape == (3, 10)
     assert model.ran == 1 + 2  # the prompt, then 4 and 5: the end token is never run
+
+
+def test_greedy_generation_asks_for_no_logits_unless_kept_and_sampling_asks_every_token():
+    greedy = _Counting()
+    assert generate(greedy, [3], 4) == ([4, 5, 6, 7], None) and greedy.rows == 0
+    sampled = _Counting()
+    tokens, logits = generate(sampled, [3], 4, Sampling(temperature=0.5, seed=1))
+    assert (
+        tokens == [4, 5, 6, 7] and logits is None and sampled.rows == 4
+    )  # exp(-200) the others' weight: the draw picks it
 
 
 def test_without_end_tokens_it_generates_the_count():

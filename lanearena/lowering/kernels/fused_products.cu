@@ -4,7 +4,8 @@
 // unfused step's norm or quantize would have written; an epilogue that adds the residual (gemv_fused; gemv_add_norm
 // then norms the sums, in its last block) or writes the gated pair's result quantized (glu_fused). The dots are
 // gemv's (products.cuh's lane_dots): grid (ceil(N / TILE), split, rows), parts met per tile as gemv and glu meet
-// them.
+// them. Each kernel is a template over the weights' element (products.cuh's Wrow<W>): `name` reads f32 or Q8_0
+// weights, `name_bf16` bf16 ones.
 #include "products.cuh"
 
 #define ROW_LIMIT 8192  // the longest row a prologue stages: 32 KB of f32 (fused_products.py's ROW_LIMIT)
@@ -48,6 +49,7 @@ __device__ __forceinline__ float finished(float s, const float* bias, const floa
 // prologue's row of x (made in `staged`); parts in fp[split, rows, N], arrivals in fq[ceil(rows / TILE), ceil(N /
 // TILE)] (gemv's). Returns whether the block finished its tile (whole, or the last part of its TILE x TILE tile to
 // arrive, which adds every row's parts).
+template <typename W>
 __device__ bool product_block(float* out, const float* x, const signed char* xh, const signed char* xl,
                               const float* xs, const float* gain, float eps, int words, const void* w, const float* ws,
                               const float* bias, const float* residual, float* fp, int* fq, int n, int k, int kpart,
@@ -56,12 +58,12 @@ __device__ bool product_block(float* out, const float* x, const signed char* xh,
   const Act a = staged_row(x, xh, xl, xs, gain, eps, words, row, k, staged);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
-  Wrow<float> wr[COLS];
+  Wrow<W> wr[COLS];
   float acc[COLS];
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
     const int c = c0 + warp + j * WARPS;
-    wr[j] = weight_row(w, ws, c < c1 ? c : c0, k);  // a column past the end reads column c0, and is not written
+    wr[j] = weight_row<W>(w, ws, c < c1 ? c : c0, k);  // a column past the end reads column c0, and is not written
     acc[j] = 0.f;
   }
   lane_dots(a, wr, k, k0, k1, acc);
@@ -89,23 +91,40 @@ __device__ bool product_block(float* out, const float* x, const signed char* xh,
 }
 
 // out[r, n] = residual[r, n] + (a[r] . w[n] + bias[n]) (product_block's), a block a tile of a part of a row.
+template <typename W>
+__device__ __forceinline__ void gemv_fused_of(float* out, const float* x, const signed char* xh,
+                                              const signed char* xl, const float* xs, const float* gain, float eps,
+                                              int words, const void* w, const float* ws, const float* bias,
+                                              const float* residual, float* fp, int* fq, int n, int k, int kpart) {
+  __shared__ __align__(16) float staged[ROW_LIMIT];
+  product_block<W>(out, x, xh, xl, xs, gain, eps, words, w, ws, bias, residual, fp, fq, n, k, kpart, staged);
+}
+
 extern "C" __global__ void gemv_fused(float* out, const float* x, const signed char* xh, const signed char* xl,
                                       const float* xs, const float* gain, float eps, int words, const void* w,
                                       const float* ws, const float* bias, const float* residual, float* fp, int* fq,
                                       int n, int k, int kpart) {
-  __shared__ __align__(16) float staged[ROW_LIMIT];
-  product_block(out, x, xh, xl, xs, gain, eps, words, w, ws, bias, residual, fp, fq, n, k, kpart, staged);
+  gemv_fused_of<float>(out, x, xh, xl, xs, gain, eps, words, w, ws, bias, residual, fp, fq, n, k, kpart);
+}
+extern "C" __global__ void gemv_fused_bf16(float* out, const float* x, const signed char* xh, const signed char* xl,
+                                           const float* xs, const float* gain, float eps, int words, const void* w,
+                                           const float* ws, const float* bias, const float* residual, float* fp,
+                                           int* fq, int n, int k, int kpart) {
+  gemv_fused_of<bf16>(out, x, xh, xl, xs, gain, eps, words, w, ws, bias, residual, fp, fq, n, k, kpart);
 }
 
 // gemv_fused's out, then the last finished tile to arrive at gc norms every row of out as rms_norm norms it (its sum
 // in its order) with `norm_gain` (n values) into nf and / or (nh, nl, ns), each where not null.
-extern "C" __global__ void gemv_add_norm(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
-                                         const float* x, const signed char* xh, const signed char* xl, const float* xs,
-                                         int words, const void* w, const float* ws, const float* residual, float* fp,
-                                         int* fq, const float* norm_gain, float norm_eps, int n, int k, int kpart) {
+template <typename W>
+__device__ __forceinline__ void gemv_add_norm_of(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
+                                                 int* gc, const float* x, const signed char* xh, const signed char* xl,
+                                                 const float* xs, int words, const void* w, const float* ws,
+                                                 const float* residual, float* fp, int* fq, const float* norm_gain,
+                                                 float norm_eps, int n, int k, int kpart) {
   __shared__ __align__(16) float staged[ROW_LIMIT];
   const int rows = gridDim.z, split = gridDim.y;
-  if (!product_block(out, x, xh, xl, xs, nullptr, 0.f, words, w, ws, nullptr, residual, fp, fq, n, k, kpart, staged))
+  if (!product_block<W>(out, x, xh, xl, xs, nullptr, 0.f, words, w, ws, nullptr, residual, fp, fq, n, k, kpart,
+                        staged))
     return;
   const int tiles_done = gridDim.x * (split == 1 ? rows : (rows + TILE - 1) / TILE);
   if (!last_arrival(gc, tiles_done)) return;
@@ -122,6 +141,22 @@ extern "C" __global__ void gemv_add_norm(float* out, float* nf, signed char* nh,
   }
 }
 
+extern "C" __global__ void gemv_add_norm(float* out, float* nf, signed char* nh, signed char* nl, float* ns, int* gc,
+                                         const float* x, const signed char* xh, const signed char* xl, const float* xs,
+                                         int words, const void* w, const float* ws, const float* residual, float* fp,
+                                         int* fq, const float* norm_gain, float norm_eps, int n, int k, int kpart) {
+  gemv_add_norm_of<float>(out, nf, nh, nl, ns, gc, x, xh, xl, xs, words, w, ws, residual, fp, fq, norm_gain, norm_eps,
+                          n, k, kpart);
+}
+extern "C" __global__ void gemv_add_norm_bf16(float* out, float* nf, signed char* nh, signed char* nl, float* ns,
+                                              int* gc, const float* x, const signed char* xh, const signed char* xl,
+                                              const float* xs, int words, const void* w, const float* ws,
+                                              const float* residual, float* fp, int* fq, const float* norm_gain,
+                                              float norm_eps, int n, int k, int kpart) {
+  gemv_add_norm_of<bf16>(out, nf, nh, nl, ns, gc, x, xh, xl, xs, words, w, ws, residual, fp, fq, norm_gain, norm_eps,
+                         n, k, kpart);
+}
+
 // Column c0 + threadIdx.x (threads [0, c1 - c0), whole warps of QBLOCK columns where quantized) of row `row` of a
 // gated pair's result, value v: written plain where `out` is not null, quantized where `oh` is not.
 __device__ __forceinline__ void emit(float v, long at, float* out, signed char* oh, signed char* ol, float* os) {
@@ -132,10 +167,12 @@ __device__ __forceinline__ void emit(float v, long at, float* out, signed char* 
 // out[r, n] = silu(a[r] . w_gate[n]) * (a[r] . w_up[n]), a[r] the prologue's row of x, written plain (out) and
 // quantized (oh, ol, os) where each is not null; parts in gp[2, split, rows, N], arrivals in gq[rows, ceil(N /
 // TILE)] (glu's).
-extern "C" __global__ void glu_fused(float* out, signed char* oh, signed char* ol, float* os, const float* x,
-                                     const signed char* xh, const signed char* xl, const float* xs, const float* gain,
-                                     float eps, int words, const void* wg, const float* wgs, const void* wu,
-                                     const float* wus, float* gp, int* gq, int n, int k, int kpart) {
+template <typename W>
+__device__ __forceinline__ void glu_fused_of(float* out, signed char* oh, signed char* ol, float* os, const float* x,
+                                             const signed char* xh, const signed char* xl, const float* xs,
+                                             const float* gain, float eps, int words, const void* wg, const float* wgs,
+                                             const void* wu, const float* wus, float* gp, int* gq, int n, int k,
+                                             int kpart) {
   __shared__ __align__(16) float staged[ROW_LIMIT];
   __shared__ float tile_out[TILE];  // the tile's results, gathered so that a warp holds a block of QBLOCK columns
   const int tile = blockIdx.x, part = blockIdx.y, row = blockIdx.z, split = gridDim.y, rows = gridDim.z;
@@ -143,13 +180,13 @@ extern "C" __global__ void glu_fused(float* out, signed char* oh, signed char* o
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
   const long up = (long)split * rows * n;  // where the up sums start in gp
-  Wrow<float> wr[2 * COLS];  // gate rows, then up rows
+  Wrow<W> wr[2 * COLS];  // gate rows, then up rows
   float acc[2 * COLS];
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
     const int c = c0 + warp + j * WARPS, at = c < c1 ? c : c0;
-    wr[j] = weight_row(wg, wgs, at, k);
-    wr[COLS + j] = weight_row(wu, wus, at, k);
+    wr[j] = weight_row<W>(wg, wgs, at, k);
+    wr[COLS + j] = weight_row<W>(wu, wus, at, k);
     acc[j] = acc[COLS + j] = 0.f;
   }
   lane_dots(a, wr, k, k0, k1, acc);
@@ -184,4 +221,18 @@ extern "C" __global__ void glu_fused(float* out, signed char* oh, signed char* o
     }
     emit(silu(g) * u, base + threadIdx.x, out, oh, ol, os);
   }
+}
+
+extern "C" __global__ void glu_fused(float* out, signed char* oh, signed char* ol, float* os, const float* x,
+                                     const signed char* xh, const signed char* xl, const float* xs, const float* gain,
+                                     float eps, int words, const void* wg, const float* wgs, const void* wu,
+                                     const float* wus, float* gp, int* gq, int n, int k, int kpart) {
+  glu_fused_of<float>(out, oh, ol, os, x, xh, xl, xs, gain, eps, words, wg, wgs, wu, wus, gp, gq, n, k, kpart);
+}
+extern "C" __global__ void glu_fused_bf16(float* out, signed char* oh, signed char* ol, float* os, const float* x,
+                                          const signed char* xh, const signed char* xl, const float* xs,
+                                          const float* gain, float eps, int words, const void* wg, const float* wgs,
+                                          const void* wu, const float* wus, float* gp, int* gq, int n, int k,
+                                          int kpart) {
+  glu_fused_of<bf16>(out, oh, ol, os, x, xh, xl, xs, gain, eps, words, wg, wgs, wu, wus, gp, gq, n, k, kpart);
 }

@@ -1,7 +1,8 @@
 """Products with the launches around them folded in (fused_products.cu): norm_gemv, norm_gemv_bias and gemv_add
 through `gemv_fused`, norm_glu through `glu_fused`; their kernel calls and numpy twins. A twin makes the prologue's
 rows with the very functions the norm's and the quantize's twins use, so the fused step's products read what the
-unfused step's read, to the bit."""
+unfused step's read, to the bit. Each kernel reads f32 or Q8_0 weights, and its `_bf16` instantiation bf16 ones
+(`twin.weighted`)."""
 
 from __future__ import annotations
 
@@ -27,13 +28,13 @@ from lanearena.lowering.kernels.base import (
     fail,
     i32,
     k_part,
-    kernel,
     lowers,
     numerics,
     operand,
     ptr,
     quant_out,
     quantized,
+    variant,
     weight,
 )
 from lanearena.lowering.kernels.gemv import _bias, _blocks, _split, _store, biases
@@ -82,11 +83,12 @@ def _prologue(op: Prologued, at: Operands, k: int) -> tuple:
 @lowers(NormGemvOp, NormGemvBiasOp, GemvAddOp)
 def gemv_fused_calls(op: NormGemvOp | NormGemvBiasOp | GemvAddOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(op, "w")
+    w = operand(op, "w")
     residual = ptr(at.plain(op.operand("residual"))) if "residual" in op.operand_names() else NULL
     args = (
         ptr(at.plain(op.operand("out"))),
         *_prologue(op, at, k),
-        *weight(op, at, operand(op, "w")),
+        *weight(op, at, w),
         *biases(op, at, ("bias",)),
         residual,
         *_split(op, at, split, "fp", "fq"),
@@ -94,12 +96,13 @@ def gemv_fused_calls(op: NormGemvOp | NormGemvBiasOp | GemvAddOp, at: Operands) 
         i32(k),
         i32(k_part(k, split)),
     )
-    return [KernelCall("gemv_fused", (cdiv(n, TILE), split, rows), THREADS, args)]
+    return [KernelCall(variant(op, "gemv_fused", w), (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
 @lowers(GemvAddNormOp)
 def gemv_add_norm_calls(op: GemvAddNormOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(op, "w")
+    w = operand(op, "w")
     forms, normed = op.written_forms("normed"), op.operand("normed")
     if Form.QUANT in forms and n % QBLOCK:
         raise fail(op, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
@@ -114,7 +117,7 @@ def gemv_add_norm_calls(op: GemvAddNormOp, at: Operands) -> list[KernelCall]:
         ptr(at.counter("gc")),
         *x_ptrs,
         words,
-        *weight(op, at, operand(op, "w")),
+        *weight(op, at, w),
         ptr(at.plain(op.operand("residual"))),
         *_split(op, at, split, "fp", "fq"),
         gain,
@@ -123,12 +126,13 @@ def gemv_add_norm_calls(op: GemvAddNormOp, at: Operands) -> list[KernelCall]:
         i32(k),
         i32(k_part(k, split)),
     )
-    return [KernelCall("gemv_add_norm", (cdiv(n, TILE), split, rows), THREADS, args)]
+    return [KernelCall(variant(op, "gemv_add_norm", w), (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
 @lowers(NormGluOp)
 def glu_fused_calls(op: NormGluOp, at: Operands) -> list[KernelCall]:
     rows, n, k, split = _shape(op, "w_gate")
+    wg, wu = operand(op, "w_gate"), operand(op, "w_up")
     forms, out = op.written_forms("out"), op.operand("out")
     if Form.QUANT in forms and n % QBLOCK:
         raise fail(op, f"rows of {n} values cannot be quantized in {QBLOCK}-value blocks")
@@ -136,14 +140,14 @@ def glu_fused_calls(op: NormGluOp, at: Operands) -> list[KernelCall]:
         ptr(at.plain(out)) if Form.PLAIN in forms else NULL,
         *(quant_out(at, out) if Form.QUANT in forms else (NULL,) * 3),
         *_prologue(op, at, k),
-        *weight(op, at, operand(op, "w_gate")),
-        *weight(op, at, operand(op, "w_up")),
+        *weight(op, at, wg),
+        *weight(op, at, wu),
         *_split(op, at, split, "gp", "gq"),
         i32(n),
         i32(k),
         i32(k_part(k, split)),
     )
-    return [KernelCall("glu_fused", (cdiv(n, TILE), split, rows), THREADS, args)]
+    return [KernelCall(variant(op, "glu_fused", wg, wu), (cdiv(n, TILE), split, rows), THREADS, args)]
 
 
 def _staged(dev, x: tuple, gain, eps, words: int, rows: int, k: int) -> tuple | twin.Staged:
@@ -163,7 +167,7 @@ def _staged(dev, x: tuple, gain, eps, words: int, rows: int, k: int) -> tuple | 
     return twin.Staged(quant.Quantized(np.stack([q.hi for q in qs]), lo, np.stack([q.scales for q in qs])))
 
 
-@kernel
+@twin.weighted
 def gemv_fused(
     dev, grid, block, out, x, xh, xl, xs, gain, eps, words, w, ws, bias, residual, fp, fq, n, k, kpart
 ) -> None:
@@ -180,7 +184,7 @@ def gemv_fused(
     _blocks(dev, grid, a, [(w, ws)], fp, fq, n, k, int(kpart), "gemv_fused", finish, TILE)
 
 
-@kernel
+@twin.weighted
 def glu_fused(
     dev, grid, block, out, oh, ol, os, x, xh, xl, xs, gain, eps, words, wg, wgs, wu, wus, gp, gq, n, k, kpart
 ) -> None:
@@ -200,7 +204,7 @@ def glu_fused(
     _blocks(dev, grid, a, [(wg, wgs), (wu, wus)], gp, gq, n, k, int(kpart), "glu_fused", finish, 1)
 
 
-@kernel
+@twin.weighted
 def gemv_add_norm(
     dev,
     grid,

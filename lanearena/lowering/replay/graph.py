@@ -125,3 +125,17 @@ def speed(dev, lowered: Lowered, b: list[int], graph: bool, replays: int = 100) 
         "bandwidth_bound_ms": round(weights / peak * 1e3, 4),
         "bandwidth": f"{peak / 1e12:.2f} TB/s ({source})",
     }
+
+
+def replayer(dev, lowered: Lowered, b: list[int], graph: bool = True) -> Callable[[], None]:
+    """How `dev` runs `lowered` over its prepared buffers `b` again and again, the device deciding: where it has a
+    stream (a GPU), the step's launch plan captured once as a CUDA graph (`graph`; else the plan replayed on the
+    stream); on any other device (the numpy runtime) the plan replayed, its packed parameters unpacked and launched,
+    so the CPU runs the very bytes the GPU is given."""
+    plan = LaunchPlan(dev, lowered, b)
+    stream = getattr(dev, "stream", None)
+    if stream is None:
+        return plan.replay
+    if graph:
+        return CudaGraph(dev, plan).replay
+    return functools.partial(plan.replay, stream)

@@ -63,13 +63,17 @@ def _names(types: tuple[type, ...]) -> str:
 
 def launcher(dev, kernel: str) -> Launcher:
     """How `dev` launches `kernel` from packed parameters: its own `launcher`, or `launch` of the parameters
-    unpacked."""
+    unpacked (each parameter buffer unpacked once: a replayed plan gives the same buffers again)."""
     own = getattr(dev, "launcher", None)
     if own is not None:
         return own(kernel)
+    unpacked: dict[bytes, tuple] = {}
 
     def launch(grid: tuple, block: tuple, params: bytes, shared: int, stream: object) -> None:
-        dev.launch(kernel, grid, block, unpack(kernel, params))
+        args = unpacked.get(params)
+        if args is None:
+            args = unpacked[params] = unpack(kernel, params)
+        dev.launch(kernel, grid, block, args)
 
     return launch
 

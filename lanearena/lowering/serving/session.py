@@ -2,18 +2,25 @@
 delta-rule state) in one set of device buffers, shared by its lowered decode step (one row) and prefill step (a
 chunk of rows, built the first time a prompt has a chunk of rows), each step with its own arena, scratch and
 counters. The prompt runs through the prefill step a chunk at a time (what is left over, a row at a time through the
-decode step, so that no padding row ever reaches the state), then greedy decode steps, the caches staying on the
-device throughout.
+decode step, so that no padding row ever reaches the state), then decode steps, the caches staying on the device
+throughout.
+
+Each step is bound once (its buffers prepared) and then replayed (`graph.replayer`: on a GPU the CUDA graph
+captured once after `prepare`; on the numpy runtime the launch plan): a run writes only the ids and positions into
+the step's inputs and reads back only what is asked, the arg-max token (4 bytes, which the step computes) or a
+row of logits. The arena and computed buffers are poisoned before each run only under `debug_poison` (a placement
+check: nothing left by the last step may be read through the arena).
 
     session = Session(config, Checkpoint(directory, config))   # or RandomWeights(seed)
     tokens, logits = session.generate([1, 2, 3], 16)           # 16 greedy tokens, and the logits of each
+    token, _ = session.next([4])                               # the next token alone, 4 bytes read back
     session.reset()                                            # an empty cache, the weights kept
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
@@ -24,8 +31,9 @@ from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.codegen.lowered import Lowered
 from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.replay.graph import replayer
 from lanearena.lowering.runtime.backend import new_device
-from lanearena.lowering.runtime.execute import launch, poison, prepare, read
+from lanearena.lowering.runtime.execute import poison, prepare
 from lanearena.lowering.serving.weights import KEPT, Held, WeightSource, kept, put
 from lanearena.model import Role, Step
 from lanearena.options import PlaceOptions
@@ -63,20 +71,35 @@ class _Bound:
     def arena_bytes(self) -> int:
         return self.lowered.arena_bytes
 
-    def bind(self, dev, addrs: dict[str, int]) -> None:
-        """Allocates the step's own buffers on `dev`, its weights and state bound to the session's `addrs`."""
+    def bind(self, dev, addrs: dict[str, int], graph: bool) -> None:
+        """Allocates the step's own buffers on `dev`, its weights and state bound to the session's `addrs`, and makes
+        its replay (a CUDA graph where `dev` is a GPU and `graph`)."""
         inputs = {n: np.zeros(f.shape, np.int32) for n, f in self.lowered.feeds.items() if f.role is Role.INPUT}
         self.buffers = prepare(dev, self.lowered, inputs, addrs)
+        self.replay = replayer(dev, self.lowered, self.buffers, graph)
 
-    def run(self, dev, ids: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """The logits of `ids` at positions `pos` (one row each), the state updated."""
+    def run(self, dev, ids: np.ndarray, pos: np.ndarray, poisoned: bool) -> None:
+        """The step run on `ids` at positions `pos` (one row each), the state updated; its arena and computed
+        buffers poisoned first where `poisoned`."""
         lowered, b = self.lowered, self.buffers
-        poison(dev, lowered, b)  # nothing left by the last step may be read through the arena
+        if poisoned:
+            poison(dev, lowered, b)
         for name, values in (("ids", ids), ("pos", pos)):
             f = lowered.feeds[name]
             dev.upload(b[f.buffer] + f.offset, values.astype(np.int32))
-        launch(dev, lowered, b)
-        return read(dev, b, lowered.results["logits"]).reshape(len(ids), -1)
+        self.replay()
+
+    def token(self, dev, row: int) -> int:
+        """The arg-max token of row `row` of the last run (4 bytes read back)."""
+        t = self.lowered.results["token"]
+        return int(dev.download(self.buffers[t.buffer] + t.offset + 4 * row, np.int32, 1)[0])
+
+    def logits(self, dev, rows: range) -> np.ndarray:
+        """The logits of `rows` of the last run (f32, one row each)."""
+        t = self.lowered.results["logits"]
+        vocab = t.length // self.rows
+        at = self.buffers[t.buffer] + t.offset + 4 * vocab * rows.start
+        return dev.download(at, np.float32, vocab * len(rows)).reshape(len(rows), vocab)
 
 
 class Session:
@@ -84,7 +107,9 @@ class Session:
     first has that many rows left) placed (`placing`: `lane-arena-place`'s options, the algorithm, work and time
     limit) and lowered onto one device of `backend`, with the weights `weights` makes uploaded one at a time (all
     checked first) and zeroed state. `length` is how many positions the caches hold. `admit` checks each step
-    before its buffers are allocated (the decode step's before any weight is made)."""
+    before its buffers are allocated (the decode step's before any weight is made). On a GPU each step replays as a
+    CUDA graph unless `graph` is false (then its launch plan, on the device's stream); `debug_poison` poisons the
+    arena and computed buffers before every run."""
 
     def __init__(
         self,
@@ -93,11 +118,14 @@ class Session:
         backend: str = "numpy",
         chunk: int = 8,
         admit: Admit | None = None,
+        graph: bool = True,
+        debug_poison: bool = False,
         **placing,
     ):
         if not c.output_logits:
             raise UserError(f"{c.name}: a session reads the logits (output_logits false)")
         self.config, self.weights, self.placing, self.admit = c, weights, placing, admit
+        self.graph, self.debug_poison = graph, debug_poison
         self.chunk = min(chunk, c.max_len)
         self.kept: dict[str, Held] = {}
         self.addrs: dict[str, int] = {}
@@ -119,7 +147,7 @@ class Session:
             self.admit(step.step, step.own_bytes() + sum(t.bytes for t in new.values()))
         self.addrs |= put(self.device, new, self.weights, step.lowered.align, self.kept)
         self.kept |= new
-        step.bind(self.device, self.addrs)
+        step.bind(self.device, self.addrs, self.graph)
         return step
 
     @property
@@ -133,6 +161,12 @@ class Session:
             self.prefill = self._bound(self.chunk)
         return self.prefill
 
+    def ready(self, positions: int) -> None:
+        """Builds the steps a prompt of `positions` ids runs through (the prefill step where it has a whole chunk),
+        so that the prompt's run is only a run."""
+        if self.chunk > 1 and positions >= self.chunk:
+            self._prefill()
+
     def reset(self) -> None:
         """Empties the caches and state (the weights stay)."""
         for name, t in self.kept.items():
@@ -140,9 +174,9 @@ class Session:
                 self.device.fill(self.addrs[name], t.bytes, 0)
         self.length = 0
 
-    def forward(self, ids) -> np.ndarray:
-        """The logits (one row a position, f32) of token `ids` run at the next positions: whole chunks through the
-        prefill step, the rest a row at a time through the decode step."""
+    def _run(self, ids) -> Iterator[tuple[_Bound, int]]:
+        """Token `ids` run at the next positions, whole chunks through the prefill step, the rest a row at a time
+        through the decode step: each step run, and the rows it ran, as it is run."""
         ids = np.asarray(ids, np.int64).reshape(-1)
         if self.length + len(ids) > self.config.max_len:
             raise UserError(
@@ -150,17 +184,31 @@ class Session:
             )
         if ids.size and (ids.min() < 0 or ids.max() >= self.config.vocab):
             raise UserError(f"token ids must be in [0, {self.config.vocab}), not {ids.min()}..{ids.max()}")
-        out = []
         at = 0
         while at < len(ids):
             s = self._prefill() if self.chunk > 1 and len(ids) - at >= self.chunk else self.decode
             rows = ids[at : at + s.rows]
-            out.append(s.run(self.device, rows, self.length + np.arange(len(rows))))
+            s.run(self.device, rows, self.length + np.arange(len(rows)), self.debug_poison)
             self.length += len(rows)
             at += len(rows)
+            yield s, len(rows)
+
+    def forward(self, ids) -> np.ndarray:
+        """The logits (one row a position, f32) of token `ids` run at the next positions."""
+        out = [s.logits(self.device, range(rows)) for s, rows in self._run(ids)]
         return np.concatenate(out) if out else np.zeros((0, self.config.vocab), np.float32)
+
+    def next(self, ids, logits: bool = False) -> tuple[int, np.ndarray | None]:
+        """Token `ids` (at least one) run at the next positions: the arg-max token of the last (its 4 bytes read
+        back), and its row of logits where `logits` asks (else None)."""
+        if not len(ids):
+            raise UserError("no token ids to run")
+        *_, (s, rows) = self._run(ids)
+        return s.token(self.device, rows - 1), s.logits(self.device, range(rows - 1, rows))[0] if logits else None
 
     def generate(self, prompt, n: int) -> tuple[list[int], np.ndarray]:
         """`n` tokens generated greedily after `prompt` (the arg-max of each position's logits), and the logits each
         was chosen from (n x vocab, f32); `decoding.generate` samples and stops at end tokens."""
-        return decoding.generate(self.forward, list(prompt), n)
+        tokens, logits = decoding.generate(self.next, list(prompt), n, keep_logits=True)
+        assert logits is not None
+        return tokens, logits

@@ -19,7 +19,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from lanearena.dialects.attrs import BinaryKind
-from lanearena.dialects.base import step_numerics
 from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.fused_products import (
     ROW_LIMIT,
@@ -33,7 +32,7 @@ from lanearena.dialects.kinds.mixtures import MoeAddOp, MoeOp, MoeSharedAddOp, M
 from lanearena.dialects.kinds.products import GemvBiasOp, GemvOp, GluOp
 from lanearena.dialects.kinds.rows import BinaryOp, NormOp, QuantizeOp
 from lanearena.dialects.lane import TensorOp
-from lanearena.model import Form, Numerics
+from lanearena.model import Form
 from lanearena.passes.fuse.uses import (
     after,
     hoist,
@@ -65,11 +64,6 @@ def _params(op: KernelOp) -> dict[str, int | float | str]:
     return {k: v for k, v in op.params.items() if k not in ("pitch", "start", "width")}
 
 
-def _fused_numerics(op: Operation) -> bool:
-    """Whether the fused kinds' kernels run the step's numerics: f32 and Q8_0 weights (bf16 ones not yet)."""
-    return step_numerics(op) is not Numerics.BF16
-
-
 def _sole_tensor(value: SSAValue) -> bool:
     """Whether `value` is a tensor of its own (no view, no input or state), which a fusion may remove."""
     return isinstance(value.owner, TensorOp)
@@ -82,8 +76,6 @@ class NormIntoProducts(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: NormOp, rewriter: PatternRewriter) -> None:
-        if not _fused_numerics(op):
-            return
         h, x = op.operand("out"), op.operand("x")
         readers = users(h, but=op)
         if not _sole_tensor(h) or not readers or op.length("gain") > ROW_LIMIT or not unplaced(op, *readers):
@@ -114,8 +106,6 @@ class NormIntoResidualProduct(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: NormOp, rewriter: PatternRewriter) -> None:
-        if not _fused_numerics(op):
-            return
         xa, h, gain = op.operand("x"), op.operand("out"), op.operand("gain")
         if not _sole_tensor(h) or not unplaced(op) or any(not after(op, u) for u in users(h, but=op)):
             return
@@ -140,8 +130,6 @@ class ResidualIntoProduct(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BinaryOp, rewriter: PatternRewriter) -> None:
-        if not _fused_numerics(op):
-            return
         if op.op.data is not BinaryKind.ADD or not unplaced(op):
             return
         for product_side, residual_side in (("b", "a"), ("a", "b")):
@@ -186,8 +174,6 @@ class QuantizeIntoProduct(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter) -> None:
-        if not _fused_numerics(op):
-            return
         a, q = op.operand("x"), op.operand("out")
         readers = _quant_readers(q, but=op)
         if not _sole_tensor(q) or len(readers) != 1 or not unplaced(op, *readers):
@@ -212,8 +198,6 @@ class QuantizeIntoGatedPair(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter) -> None:
-        if not _fused_numerics(op):
-            return
         m = op.operand("x")
         if op.operand("out") is not m or not _sole_tensor(m) or not unplaced(op):
             return

@@ -21,9 +21,11 @@ from lanearena.cli import main
 from lanearena.decoding import Sampling, choose, uniform
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.frontend.configs import load
+from lanearena.lowering.serving import session as session_module
 from lanearena.lowering.serving.session import Session
 
 from ..support.checkpoints import tiny
+from ..support.devices import CountingDevice
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far"]
 SPECIAL = ["<|im_start|>", "<|im_end|>"]
@@ -124,6 +126,7 @@ def test_a_bad_prompt_is_refused(model, capsys, nothing_built, args, message):
         (["--logits", "x.npy"], "--logits is a flag of generation: give a prompt"),
         (["--temperature", "0.5"], "--temperature is a flag of generation"),
         (["--ignore-eos"], "--ignore-eos is a flag of generation"),
+        (["--debug-poison"], "--debug-poison is a flag of generation"),
         (["--prompt-ids", "1," + "1" + "0" * 20], "--prompt-ids: token ids must be in [0, 160), not 1000000000000"),
         (["--prompt-ids", "-1"], "token ids must be in [0, 160), not -1"),
         (["--prompt", ""], "--prompt '' makes no token"),
@@ -340,3 +343,33 @@ def test_a_step_the_kernels_refuse_names_the_config_it_came_from(capsys):
     assert main(["run", "tiny", "--quiet", "--backend", "numpy", "--set", "layers=1", *shape, *unfused]) == 2
     err = capsys.readouterr().err
     assert "tiny: the config's step cannot run: lane.attention: " in err and "past CUDA's" in err
+
+
+# --- Speed and what is read back ---------------------------------------------------------------------------------
+
+
+def test_the_speed_fields_are_consistent_and_the_numpy_runtime_has_no_bound(model, capsys):
+    """One gap between two tokens: tokens_per_s is 1000 / decode_ms (up to their rounding); the first token and the
+    gap fit in the generation's time; no bandwidth on the numpy runtime, so no bound, and the report says why."""
+    report = _greedy(capsys, model, 2)
+    assert len(report["tokens"]) == 2 and report["ttft_ms"] > 0 and report["decode_ms"] > 0
+    assert report["tokens_per_s"] == pytest.approx(1000 / report["decode_ms"], rel=1e-3)
+    assert report["ttft_ms"] + report["decode_ms"] <= report["generate_s"] * 1e3 + 1e-3
+    assert report["bound_ms"] is None and report["bound_share"] is None
+    assert report["bandwidth"] == "none (the numpy runtime)"
+    one = _greedy(capsys, model, 1)
+    assert one["ttft_ms"] > 0 and one["decode_ms"] is None and one["tokens_per_s"] is None
+
+
+def test_greedy_generation_reads_back_four_bytes_a_token_and_logits_only_where_asked(
+    model, capsys, monkeypatch, tmp_path
+):
+    made: list[CountingDevice] = []
+    monkeypatch.setattr(session_module, "new_device", lambda backend: made.append(CountingDevice()) or made[-1])
+    vocab = load(str(model)).vocab
+    _greedy(capsys, model, 4)
+    assert made[-1].reads == [4] * 4  # the prompt's last token, then each decode step's
+    _greedy(capsys, model, 4, "--logits", str(tmp_path / "logits.npy"))
+    assert made[-1].reads == [4, 4 * vocab] * 4
+    _greedy(capsys, model, 4, "--temperature", "0.8")
+    assert made[-1].reads == [4, 4 * vocab] * 4  # sampling draws from the logits

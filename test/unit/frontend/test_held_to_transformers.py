@@ -31,7 +31,7 @@ from lanearena.lowering.serving.weights import upload
 from lanearena.model import Role
 from lanearena.passes.convert import step_of, steps
 
-from ..support.checkpoints import LLAMA
+from ..support.checkpoints import FAMILY_CHANGES, LLAMA, MIXTURE
 
 torch.set_num_threads(2)
 
@@ -50,43 +50,6 @@ PROMPT = [3, 17, 42, 5, 99, 7, 150, 64, 1, 33]
 GENERATED = 16
 CHUNK = 4
 
-_MIXTURE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=64)
-
-FAMILIES = {
-    "llama": dict(
-        attention_bias=True,
-        mlp_bias=True,
-        tie_word_embeddings=True,
-        rope_scaling=dict(
-            rope_type="llama3",
-            factor=8.0,
-            low_freq_factor=1.0,
-            high_freq_factor=4.0,
-            original_max_position_embeddings=16,
-        ),
-    ),
-    "mistral": dict(sliding_window=8, rope_theta=1e4),
-    "qwen2": dict(
-        use_sliding_window=True, sliding_window=8, max_window_layers=1, rope_scaling=dict(type="linear", factor=2.0)
-    ),
-    "qwen3": dict(tie_word_embeddings=True, num_hidden_layers=3),
-    "qwen3_moe": dict(_MIXTURE, norm_topk_prob=False, mlp_only_layers=[0], num_hidden_layers=3),
-    "mixtral": dict(num_local_experts=4, num_experts_per_tok=2, head_dim=None, num_attention_heads=3, hidden_size=96),
-    "qwen2_moe": dict(_MIXTURE, shared_expert_intermediate_size=96, mlp_only_layers=[1], num_hidden_layers=3),
-    "qwen3_next": dict(
-        _MIXTURE,
-        shared_expert_intermediate_size=96,
-        linear_num_key_heads=2,
-        linear_num_value_heads=4,
-        linear_key_head_dim=32,
-        linear_value_head_dim=32,
-        layer_types=["linear_attention", "full_attention", "linear_attention", "full_attention"],
-        num_hidden_layers=4,
-        partial_rotary_factor=0.25,
-    ),
-}
-"""Each family's tiny model: what it changes from the shapes every family shares."""
-
 
 class Reference:
     """A family's tiny model saved by transformers in f32 and bf16, its greedy tokens after PROMPT, and its logits at
@@ -95,7 +58,7 @@ class Reference:
 
     def __init__(self, model_type: str, root):
         torch.manual_seed(0)
-        cfg = transformers.CONFIG_MAPPING[model_type](**(LLAMA | FAMILIES[model_type]))
+        cfg = transformers.CONFIG_MAPPING[model_type](**(LLAMA | FAMILY_CHANGES[model_type]))
         model = transformers.AutoModelForCausalLM.from_config(cfg).eval()
         self.f32_dir, self.bf16_dir = root / "f32", root / "bf16"
         model.save_pretrained(self.f32_dir)
@@ -115,7 +78,7 @@ class Reference:
             self.bf16_own_logits = widened(torch.tensor([self.bf16_ids])).logits[0].numpy()
 
 
-@pytest.fixture(scope="module", params=list(FAMILIES))
+@pytest.fixture(scope="module", params=list(FAMILY_CHANGES))
 def reference(request, tmp_path_factory):
     return Reference(request.param, tmp_path_factory.mktemp(request.param))
 
@@ -212,7 +175,7 @@ def test_quantized_logits_are_near_transformers(reference, numerics):
 def test_an_f32_step_of_widths_no_block_divides_is_transformers(tmp_path):
     """hidden 72, heads of 24, an MLP of 100 and an expert of 40: no Q8_0 block divides them, and f32 takes them."""
     odd = dict(LLAMA, hidden_size=72, head_dim=24, intermediate_size=100, vocab_size=90)
-    for model_type, extra in (("llama", {}), ("qwen3_moe", dict(_MIXTURE, moe_intermediate_size=40))):
+    for model_type, extra in (("llama", {}), ("qwen3_moe", dict(MIXTURE, moe_intermediate_size=40))):
         torch.manual_seed(0)
         model = transformers.AutoModelForCausalLM.from_config(transformers.CONFIG_MAPPING[model_type](**odd, **extra))
         model.eval().save_pretrained(tmp_path / model_type)

@@ -14,7 +14,10 @@ import types
 
 import pytest
 
+from lanearena import api
 from lanearena.cli import main as cli_main
+from lanearena.frontend import decoder_step, load
+from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.replay.launch_plan import unpack
 from lanearena.lowering.runtime import cuda
 from lanearena.lowering.runtime.device import NumpyDevice
@@ -185,3 +188,30 @@ def test_a_graph_that_cannot_be_made_is_told_and_the_rest_still_measured(simulat
     out = capsys.readouterr().out
     assert "graph error RuntimeError: cuStreamBeginCapture failed: CUDA_ERROR_SIMULATED" in out
     assert "| tiny f32 | 13 | yes | - |" in out
+
+
+def test_generation_captures_each_steps_graph_once_and_replays_it(simulated_gpu, capsys):
+    """A prompt of one prefill chunk and two rows, then 4 tokens: two graphs captured (the prefill step's and the
+    decode step's), one graph launch a run (1 chunk + 2 rows + 3 tokens), the numpy runtime's tokens; without graphs
+    (--no-graph) nothing captured and the same tokens. The bound is the decode step's weights at the simulated
+    1 TB/s."""
+    driver = sys.modules["cuda.bindings.driver"]
+    captures, replays = [], []
+    begin, launch = driver.cuStreamBeginCapture, driver.cuGraphLaunch
+    driver.cuStreamBeginCapture = lambda stream, mode: (captures.append(stream), begin(stream, mode))[1]
+    driver.cuGraphLaunch = lambda graph, stream: (replays.append(graph), launch(graph, stream))[1]
+    args = ["run", "tiny", "--prompt-ids", "1,2,3,4,5,6,7,8,9,10", "--generate", "4", "--json", "--quiet"]
+    reports = {}
+    for backend, flags in (("numpy", []), ("cuda", []), ("plan", ["--no-graph"])):
+        assert cli_main([*args, *flags, "--backend", "numpy" if backend == "numpy" else "cuda"]) == 0
+        reports[backend] = json.loads(capsys.readouterr().out)
+        if backend == "cuda":
+            assert len(captures) == 2 and len(replays) == 1 + 2 + 3
+    assert len(captures) == 2 and len(replays) == 6  # --no-graph captured nothing
+    assert reports["cuda"]["tokens"] == reports["plan"]["tokens"] == reports["numpy"]["tokens"]
+    gpu = reports["cuda"]
+    step = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
+    bound_ms = step.lowered.weight_bytes() / 1e12 * 1e3
+    assert gpu["bound_ms"] == round(bound_ms, 4)
+    assert gpu["bound_share"] == pytest.approx(bound_ms / gpu["decode_ms"], rel=1e-3)
+    assert gpu["bandwidth"] == "1.00 TB/s (simulated)"

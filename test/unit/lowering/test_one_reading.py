@@ -2,12 +2,15 @@
 the lowering's verification, whose reading the lowering and both runs use), `lanearena compile` likewise, and no
 step is built again from plain data on the way (the unshared reference is another layout of the same launches).
 Generation builds each step it runs once: a prompt shorter than the prefill chunk builds, places and lowers the
-decode step alone, once, however many tokens it generates (beside the one-layer step the checkpoint is checked on
-before the whole step is built)."""
+decode step alone, once, however many tokens it generates (the checkpoint checked before, against the step's weights
+as plain data, `step_weights`, with no step built); and a model directory's config.json is read once a run."""
 
 from __future__ import annotations
 
+import builtins
+import io
 import json
+import os
 import sys
 from collections import Counter
 
@@ -67,9 +70,8 @@ def test_generation_builds_its_one_step_once(readings, tmp_path, capsys, generat
     args = ["run", str(tmp_path), "--prompt-ids", "1,2,3", "--generate", str(generate), "--json", "--quiet"]
     assert cli.main([*args, "--backend", "numpy"]) == 0
     assert len(json.loads(capsys.readouterr().out)["tokens"]) == generate
-    # The step built once, placed then verified, never built again; and (the loader's check of the checkpoint before
-    # the whole step is built) one step of the first layer alone, read once.
-    assert readings == {"step_of": 3, "decoder_step": 2, "layers=2": 1, "layers=1": 1}
+    # The step built once, placed then verified, never built again (issue 31: at most two readings and one build).
+    assert readings == {"step_of": 2, "decoder_step": 1, "layers=2": 1}
 
 
 def test_a_prompt_of_a_chunk_builds_the_prefill_step_once_more(readings, tmp_path, capsys):
@@ -77,4 +79,44 @@ def test_a_prompt_of_a_chunk_builds_the_prefill_step_once_more(readings, tmp_pat
     args = ["run", str(tmp_path), "--prompt-ids", "1,2,3,4,5", "--chunk", "4", "--generate", "8", "--json"]
     assert cli.main([*args, "--quiet", "--backend", "numpy"]) == 0
     assert json.loads(capsys.readouterr().out)["prefill_arena_bytes"] > 0
-    assert readings == {"step_of": 5, "decoder_step": 3, "layers=2": 2, "layers=1": 1}
+    assert readings == {"step_of": 4, "decoder_step": 2, "layers=2": 2}
+
+
+@pytest.fixture
+def config_json_opens(monkeypatch) -> Counter:
+    """How often each file named config.json is opened, by any of the ways Python opens a file (`os.open`, as the
+    loader's `model_files.open_regular` does, and `open`, as `Path.read_bytes` and libraries do)."""
+    seen: Counter = Counter()
+
+    def counting(real):
+        def opened(file, *args, **kwargs):
+            if isinstance(file, (str, os.PathLike)) and os.path.basename(file) == "config.json":
+                seen[os.path.realpath(file)] += 1
+            return real(file, *args, **kwargs)
+
+        return opened
+
+    monkeypatch.setattr(os, "open", counting(os.open))
+    monkeypatch.setattr(io, "open", counting(io.open))
+    monkeypatch.setattr(builtins, "open", counting(builtins.open))
+    return seen
+
+
+def test_a_model_directory_run_reads_its_config_json_once(config_json_opens, tmp_path, capsys):
+    tiny(tmp_path, vocab_size=160)
+    (tmp_path / "generation_config.json").unlink()
+    values = json.loads((tmp_path / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(values | {"eos_token_id": list(range(160))}))
+    config_json_opens.clear()
+    args = ["run", str(tmp_path), "--prompt-ids", "1,2,3", "--generate", "8", "--json", "--quiet"]
+    assert cli.main([*args, "--backend", "numpy"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # the config (f32: the checkpoint's), the checkpoint's names (its model_type's) and the end-of-sequence ids
+    # (every id is one: the first token generated stops the run) all made from that one reading
+    assert (report["numerics"], report["weights"], report["stopped"], len(report["tokens"])) == (
+        "f32",
+        "checkpoint",
+        "eos",
+        1,
+    )
+    assert config_json_opens == {os.path.realpath(tmp_path / "config.json"): 1}

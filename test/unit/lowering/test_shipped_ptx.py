@@ -1,12 +1,13 @@
 """The PTX of every shipped config, as `lanearena compile` prints it: every config of `lanearena.frontend.configs` and
-examples/configs, in every numerics (made small where the shape does not choose a kernel: the vocabulary and the
-cache), printed with the PTX modules of exactly the kernels and variants it launches, each of which assembles with
-ptxas for every GPU from Ampere to Hopper, as does every source's generic module; and a printed module runs on a GPU
-with no compiler and no PTX file, its kernels loaded from the PTX it carries."""
+examples/configs, in every numerics, fused and not (made small where the shape does not choose a kernel: the
+vocabulary and the cache), printed with the PTX modules of exactly the kernels and variants it launches, each of
+which assembles with ptxas for every GPU from Ampere to Hopper, as does every source's generic module; and a printed
+module runs on a GPU with no compiler and no PTX file, its kernels loaded from the PTX it carries."""
 
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 import re
 import shutil
@@ -28,18 +29,17 @@ pytestmark = pytest.mark.skipif(not ptx.can_compile(), reason="nvcc is not on PA
 
 ROOT = Path(__file__).resolve().parents[3]
 SHIPPED = [*CONFIGS, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples" / "configs").glob("*.json"))]
-NUMERICS = ("f32", "int8", "int8x2")
+NUMERICS = ("f32", "bf16", "int8", "int8x2")
 SMALL = ("vocab=512", "max_len=64")
 """What no kernel is chosen by: a step's kernels and variants follow its layers' kinds and head size."""
 
 _LAUNCH = re.compile(r"^        Launch\(\d+, '[^']*', \w+, '([^']+)'", re.M)
 
 
-def printed(config: str, numerics: str) -> str:
-    """The module `lanearena compile` prints for `config` in `numerics`."""
-    module = decoder_step(
-        load(str(ROOT / config) if config.endswith(".json") else config, [*SMALL, f"numerics={numerics}"])
-    )
+def printed(config: str, numerics: str, fuse: bool = True) -> str:
+    """The module `lanearena compile` prints for `config` in `numerics`, fused (as built) or not."""
+    keys = [*SMALL, f"numerics={numerics}", f"lane_fuse={str(fuse).lower()}"]
+    module = decoder_step(load(str(ROOT / config) if config.endswith(".json") else config, keys))
     api.place(module, PlaceOptions("greedy"))
     return lower_module(module)
 
@@ -52,11 +52,12 @@ def carried(text: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def modules() -> dict[str, str]:
-    """Every module any shipped config's printed module carries, each checked to be what it launches, by name."""
+    """Every module any shipped config's printed module carries, fused or not (the fused kernels; the attention's
+    variants, which only the unfused attention takes), each checked to be what it launches, by name."""
     found: dict[str, str] = {}
     for config in SHIPPED:
-        for numerics in NUMERICS:
-            text = printed(config, numerics)
+        for numerics, fuse in itertools.product(NUMERICS, (True, False)):
+            text = printed(config, numerics, fuse)
             launched, ptx_of = set(_LAUNCH.findall(text)), carried(text)
             assert set(ptx_of) == {ptx.module_name(k) for k in launched}, (config, numerics)
             for kernel in launched:
