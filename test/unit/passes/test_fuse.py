@@ -78,12 +78,25 @@ def _placed(name: str, *keys: str):
     return placed(api.place(decoder_step(load(_spec(name), [*SHIPPED[name], *keys])), PlaceOptions("greedy")))
 
 
+DRIFT_TIE = 1e-4
+"""How near, in quanta, a value quantized in one word may come to a rounding tie in the feeds a case runs: the fused
+and the unfused runs' f32 values are up to 2.7e-7 of their scale apart (measured on qwen2.5-0.5b's int8 chunk over 12
+seeds), which moves x / d by up to 127 * 2.7e-7 through x and as much through d, 6.9e-5 of a quantum. A value nearer
+may round either way in either run, a whole quantum apart, and a decoder step carries that far: with seed 0 that
+chunk's layer-1 normed residual has a value at x / d = -80.4999967 (-80.5 in f32), the fused run rounds it the other
+way, and its logits land 4.4e-3 off the reference and the unfused run (that value nudged up by 1e-6 in the
+reference puts the fused run within 2.6e-7 of it); with seed 11 its embedding rows normed sit as near one, and
+both runs land 1.6e-2 off the reference. (reference_step.TIE, 2.5e-4, bounds the drift of any drawn step; nearly
+every seed of a decoder step quantizes some value that near, so these cases take the drift they measure.)"""
+
+
 def _untied_feeds(step) -> dict[str, np.ndarray]:
     """Feeds of the first seed whose routers choose their experts with no near tie (where the runs and the reference
-    may each pick either expert)."""
+    may each pick either expert) and that quantize no value in one word within DRIFT_TIE of a rounding tie."""
     for seed in range(20):
         feeds = random_feeds(step, seed)
-        if not reference_step.run(step, feeds).ambiguous(step.numerics):
+        meant = reference_step.run(step, feeds)
+        if not meant.ambiguous(step.numerics) and meant.nearest_tie > DRIFT_TIE:
             return feeds
     raise AssertionError("a near tie in every draw")
 
@@ -110,14 +123,6 @@ tolerance; measured: 1.8e-4 under int8x2)."""
 def _differ(got: dict, want: dict) -> float:
     """The largest difference between two runs' results, each relative to its largest value."""
     return max(float(np.abs(got[r].astype(np.float64) - v).max() / (np.abs(v).max() or 1.0)) for r, v in want.items())
-
-
-ATTENTION_OFF = {
-    ("qwen2.5-0.5b", 4, "int8"): "the fused attention (rope_attention) of a biased chunk under int8: logits 4.4e-3 of "
-    "their largest value off the reference and the unfused step (tolerance 1e-3); its f32 run is within 1.2e-7",
-}
-"""Cases where the attention's fusion, not the products', takes the step past the reference's tolerance: left to
-it, named here so that the products' fusion is still held to the bit in them."""
 
 
 @pytest.mark.parametrize("numerics", ["f32", "bf16", "int8", "int8x2"])
@@ -147,8 +152,6 @@ def test_the_fused_step_computes_what_the_unfused_one_does(name, rows, numerics)
     every = run(fused, NumpyDevice(), feeds)
     meant = reference_step.run(fused.step, feeds)
     off = meant.differences(every, fused.step.numerics)
-    if (off or _differ(every, want) > ROUNDING[numerics]) and (name, rows, numerics) in ATTENTION_OFF:
-        pytest.xfail(ATTENTION_OFF[name, rows, numerics])
     assert _differ(every, want) <= ROUNDING[numerics]
     assert not off, off
 

@@ -53,6 +53,16 @@ def quantized(x: np.ndarray, two_words: bool) -> np.ndarray:
     return decode(encode(x, two_words))
 
 
+def tie_distance(x: np.ndarray) -> float:
+    """How close, in quanta, `x`'s nearest value comes to a rounding tie of its one word: the least distance of a
+    value's x / d (in f32, as `encode` divides) from a half (1.0 for a block of zeros, which has no tie)."""
+    blocks = np.asarray(x, np.float64).astype(np.float32).reshape(-1, QBLOCK)
+    d = np.abs(blocks).max(axis=1) / np.float32(LIMIT)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(d[:, None] == 0, np.float32(0), blocks / d[:, None]).astype(np.float64)
+    return float(np.nanmin(np.abs(t - np.floor(t) - 0.5), initial=1.0))
+
+
 def _aligned(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
 

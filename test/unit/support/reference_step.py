@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .q8_0 import LIMIT, QBLOCK, quantized
+from .q8_0 import LIMIT, QBLOCK, quantized, tie_distance
 
 
 def view_root(step, name: str) -> tuple[str, int]:
@@ -248,6 +248,17 @@ block's largest value, which a projection then spreads at about 1/127/sqrt(k) of
 (measured, with no such word: 2e-6). int8x2: its low words are 127 times finer and so land across a tie 127
 times as often, each moving a value by 1/127^2 of its block's largest (measured: 2e-4 on a decoder step): 2e-3."""
 
+TIE = 2 * LIMIT * 1e-6
+"""How near, in quanta, a value quantized in one word may come to a rounding tie before a drawn step is no test
+(`Run.ties`): the runtime's f32 values drift from the reference's by up to 1e-6 of their scale (measured: 9.1e-7 over
+a thousand drawn steps), which moves x / d by up to 127e-6 of a quantum through x and as much again through d. Across
+a tie a word moves by a whole quantum, 1/127 of its block's largest value, and where a projection's weights meet
+that one word large, it can move the result by more than the int8 tolerance: a mixture's hidden value with x / d at
+30.5 in f32 (30.5000014 in float64; its f32 and float64 values 1.4e-7 of their scale apart) put a drawn step
+2.4e-3 off, and nudged up by 1e-6 in the reference puts the runtime within 9.2e-8 of it. Only under int8:
+under int8x2 the low word takes up the high word's tie, and the low word's own ties move a value by 1/127^2 of its
+block's largest, which the tolerance holds."""
+
 
 @dataclass
 class Margin:
@@ -260,12 +271,16 @@ class Margin:
 
 @dataclass
 class Run:
-    """A step's outputs and state by name; its routers' margins; and for each arg-max result, each logit's distance
-    below its row's best, relative to the logits' largest value (an index within the tolerance is as good a pick)."""
+    """A step's outputs and state by name; its routers' margins; for each arg-max result, each logit's distance
+    below its row's best, relative to the logits' largest value (an index within the tolerance is as good a pick);
+    and the values it quantized within `TIE` of a rounding tie, which the runtime may legitimately round the other
+    way, and how near (in quanta) the nearest of all came (1.0 where nothing was quantized in one word)."""
 
     results: dict[str, np.ndarray]
     margins: list[Margin] = field(default_factory=list)
     below_best: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    ties: list[str] = field(default_factory=list)
+    nearest_tie: float = 1.0
 
     def ambiguous(self, numerics) -> list[str]:
         """The routers whose choice of experts the runtime may legitimately make apart from the reference: the k-th
@@ -315,6 +330,8 @@ class Interpreter:
         self.plain: dict[str, np.ndarray] = {}
         self.quant: dict[str, np.ndarray] = {}
         self.margins: list[Margin] = []
+        self.ties: list[str] = []
+        self.nearest_tie = 1.0
         for t in step.tensors.values():
             if t.view_of is not None:
                 continue
@@ -360,7 +377,17 @@ class Interpreter:
             return
         home, at = self.quant_home(name)
         store = self.quant.setdefault(home, np.full(self.length(home), np.nan))
-        store[at : at + n] = quantized(values, self.two)
+        store[at : at + n] = self.quantized(values, f"'{name}' quantized")
+
+    def quantized(self, values: np.ndarray, what: str) -> np.ndarray:
+        """An activation's `values` once quantized in the step's numerics, noting `what` among the ties where a value
+        comes within `TIE` of a rounding tie in one word."""
+        if not self.two:
+            near = tie_distance(values)
+            self.nearest_tie = min(self.nearest_tie, near)
+            if near <= TIE:
+                self.ties.append(f"{what} at a rounding tie")
+        return quantized(values, self.two)
 
     # A launch's operands
 
@@ -392,7 +419,8 @@ class Interpreter:
                 values = self.plain[t.name].reshape(t.shape)
                 ints = t.elem == "i32" and not np.isnan(values).any()
                 results[t.name] = values.astype(np.int64) if ints else values
-        return Run(results, self.margins, {k: v for k, v in self.below_best.items() if k in results})
+        below_best = {k: v for k, v in self.below_best.items() if k in results}
+        return Run(results, self.margins, below_best, self.ties, self.nearest_tie)
 
     def _act(self, launch, name: str) -> np.ndarray:
         """An activation as the launch reads it (plain, or the values its blocks stand for)."""
@@ -505,7 +533,7 @@ class Interpreter:
         x = self._act(launch, o["x"])
         if "gain" in o and "normed" not in o:  # (gemv_add_norm's gain norms what it sums)
             x = rms_normed(x, self.read(o["gain"]), float(self.param(launch, "eps")))
-        return quantized(x, self.two) if launch.params.get("quantize") else x
+        return self.quantized(x, f"'{o['x']}' quantized in a prologue") if launch.params.get("quantize") else x
 
     def _fused_product(self, launch, o, *weights: str) -> tuple[np.ndarray, ...]:
         ws = [self._weight(o[w]) for w in weights]
@@ -615,7 +643,7 @@ class Interpreter:
         quant = self.numerics in ("int8", "int8x2")
         gathered = rows
         if rows.shape[0] > 1 and quant and self.form_read(launch, o["x"]) == "plain":
-            gathered = quantized(rows, self.two).reshape(rows.shape)
+            gathered = self.quantized(rows, f"rows of '{o['x']}' gathered").reshape(rows.shape)
         out = np.zeros_like(rows)
         for r, row in enumerate(rows):
             logits = wr @ row
@@ -630,14 +658,15 @@ class Interpreter:
             gates = shares[chosen] / (shares.sum() if self.param(launch, "gates") == "all" else shares[chosen].sum())
             for gate, e in zip(gates, chosen, strict=True):
                 h = silu(wg[e] @ gathered[r]) * (wu[e] @ gathered[r])
-                out[r] += gate * (wd[e] @ (quantized(h, self.two) if quant else h))
+                out[r] += gate * (wd[e] @ (self.quantized(h, f"hidden row of '{o['x']}'") if quant else h))
         if "w_shared_gate" in o:
             sg, su, sd, sr = (
                 self._shaped(o[w]) for w in ("w_shared_gate", "w_shared_up", "w_shared_down", "w_shared_router")
             )
             for r, row in enumerate(rows):
                 h = silu(sg @ row) * (su @ row)
-                out[r] += sigmoid(sr[0] @ row) * (sd @ (quantized(h, self.two) if quant else h))
+                shared = self.quantized(h, f"shared hidden row of '{o['x']}'") if quant else h
+                out[r] += sigmoid(sr[0] @ row) * (sd @ shared)
         if "residual" in o:
             out += self.read(o["residual"]).reshape(out.shape)
         self._out(launch, o["out"], out.reshape(-1))
