@@ -5,10 +5,11 @@ checked equal bit for bit, compared with the numpy runtime, and timed against th
     python bench/gpu_check.py                                  # the issue's table: qwen3-0.6b, llama-3.2-1b
     python bench/gpu_check.py --backend numpy tiny --runs 3    # the same code path on the CPU (CI runs it)
 
-Every config runs decode steps (one row) at `--max-len` in each of `--numerics`; each path has a buffer set of its
-own, prepared from the same feeds, and runs twice: every result must equal the plain path's bit for bit after each
-run. `--against-numpy` configs are also run on the numpy runtime (the CPU's twins of the kernels): the largest
-difference is reported. On the numpy backend there is no graph, and the timings are the CPU's, said so.
+Every config runs decode steps (one row, `--seen` positions seen) at `--max-len` in each of `--numerics`; each path
+has a buffer set of its own, prepared from the same feeds, and runs twice: every result must equal the plain path's
+bit for bit after each run. `--against-numpy` configs are also run on the numpy runtime (the CPU's twins of the
+kernels): the largest difference is reported. On the numpy backend there is no graph, and the timings are the CPU's,
+said so.
 Exits 1 where anything differs."""
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import numpy as np
 
 from lanearena import api
 from lanearena.cli.profile import plot as profile_plot
@@ -92,15 +95,31 @@ def drawn(step) -> dict:
     return _DRAWN[key]
 
 
+def at_seen(feeds: dict, seen: int, max_len: int) -> dict:
+    """`feeds` with a decode row's position where `seen` positions (the cache's first `seen`, at most `max_len`) are
+    seen: the attention splits its work over the positions seen, so the step's time depends on it."""
+    if "pos" not in feeds or feeds["pos"].size != 1:
+        return feeds
+    return {**feeds, "pos": np.full_like(feeds["pos"], min(seen, max_len) - 1)}
+
+
 def check(
-    config: str, numerics: str, max_len: int | None, backend: str, runs: int, against_numpy: bool, plot: str | None
+    config: str,
+    numerics: str,
+    max_len: int | None,
+    backend: str,
+    runs: int,
+    against_numpy: bool,
+    plot: str | None,
+    seen: int = 512,
 ) -> Row:
     settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else [])
-    built = decoder_step(load(config_spec(config), settings))
+    c = load(config_spec(config), settings)
+    built = decoder_step(c)
     api.place(built, PlaceOptions("greedy"))
     p = placed(built)  # verified, and read from the IR
     step, plan, placed_step, lowered = p.step, p.plan, p.op, p.lowered
-    feeds = drawn(step)
+    feeds = at_seen(drawn(step), seen, c.max_len)
     dev = new_device(backend)
     on_gpu = isinstance(dev, cuda.CudaDevice)
     sync = dev.synchronize if on_gpu else (lambda: None)
@@ -191,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("configs", nargs="*", default=["qwen3-0.6b", "llama-3.2-1b"])
     p.add_argument("--backend", default="auto", choices=("auto", "cuda", "numpy"))
-    p.add_argument("--numerics", default="f32,int8", help="comma-separated (default f32,int8)")
+    p.add_argument("--numerics", default="f32,bf16,int8", help="comma-separated (default f32,bf16,int8)")
     p.add_argument("--max-len", type=int, default=1024, help="the caches' positions (0: the config's own)")
+    p.add_argument(
+        "--seen", type=int, default=512, help="positions seen by a decode row (default 512, at most max-len)"
+    )
     p.add_argument("--runs", type=int, default=100, help="timed replays of each path (after warm-up)")
     p.add_argument(
         "--against-numpy",
@@ -214,12 +236,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     todo = [(c, n, args.max_len or None) for c in args.configs for n in args.numerics.split(",")]
     if backend == "cuda":
-        todo = [(c, n, None) for c in args.against_numpy for n in ("f32", "int8", "int8x2")] + todo
+        todo = [(c, n, None) for c in args.against_numpy for n in ("f32", "bf16", "int8", "int8x2")] + todo
     for config, numerics, max_len in todo:
         figure = None
         if args.out and config not in args.against_numpy:
             figure = str(Path(args.out, f"profile-{Path(config).stem}-{numerics}.png"))
-        rows.append(check(config, numerics, max_len, backend, args.runs, config in args.against_numpy, figure))
+        against = config in args.against_numpy
+        rows.append(check(config, numerics, max_len, backend, args.runs, against, figure, args.seen))
         print(f"  {config} {numerics}: {rows[-1].launches} launches, equal {rows[-1].equal}", flush=True)
     lines += table(rows, device, backend != "cuda")
     for r in rows:
