@@ -133,9 +133,11 @@ def test_the_gpu_check_on_a_simulated_gpu(simulated_gpu, tmp_path):
     assert gpu_check.main([*args, "--out", str(tmp_path)]) == 0
     rows = json.loads((tmp_path / "gpu_check.json").read_text())
     got = [(r["config"], r["numerics"], r["equal"], r["vs_numpy"]) for r in rows]
-    assert got == [("tiny", n, True, 0.0) for n in ("f32", "int8", "int8x2")] + [("tiny-prefill", "int8", True, None)]
-    assert rows[3]["graph_ms"] > 0 and rows[3]["bound_ms"] == rows[3]["weight_bytes"] / 1e12 * 1e3
-    assert rows[3]["profile"][0].startswith("tiny-prefill int8: bandwidth 1.00 TB/s (simulated)")
+    numerics = ("f32", "bf16", "int8", "int8x2")
+    assert got == [("tiny", n, True, 0.0) for n in numerics] + [("tiny-prefill", "int8", True, None)]
+    last = rows[len(numerics)]
+    assert last["graph_ms"] > 0 and last["bound_ms"] == last["weight_bytes"] / 1e12 * 1e3
+    assert last["profile"][0].startswith("tiny-prefill int8: bandwidth 1.00 TB/s (simulated)")
     assert (tmp_path / "profile-tiny-prefill-int8.png").stat().st_size > 0
 
 
