@@ -57,7 +57,7 @@ def uniform(seed: int, i: int) -> float:
     return float(np.floor(double * 2.0**24) / 2.0**24)
 
 
-def choose(logits: np.ndarray, s: Sampling, u: float, dtype: type = np.float64) -> int:
+def choose(logits: np.ndarray, s: Sampling, u: float, dtype: type[np.floating] = np.float64) -> int:
     """The token `s` chooses from one position's `logits` with uniform number `u` (the module's procedure, its
     weights and sums in `dtype`), -1 where the logits hold a NaN or +Inf."""
     x = np.asarray(logits, np.float32)
@@ -68,15 +68,15 @@ def choose(logits: np.ndarray, s: Sampling, u: float, dtype: type = np.float64) 
     kept = np.ones(len(x), bool)
     if 0 < s.top_k < len(x):
         kept = x >= np.partition(x, len(x) - s.top_k)[len(x) - s.top_k]
-    xs = x.astype(dtype)
+    xs: np.ndarray = x.astype(dtype)
     weights = np.where(kept, np.exp((xs - xs.max()) / dtype(s.temperature)), dtype(0))
     if s.top_p < 1:
         order = np.argsort(-x, kind="stable")[: int(kept.sum())]  # the kept, largest first
-        values, mass = x[order], np.cumsum(weights[order], dtype=dtype)
+        values, mass = x[order], np.cumsum(weights[order], dtype=dtype)  # type: np.ndarray, np.ndarray
         ends = np.flatnonzero(np.append(values[1:] != values[:-1], True))  # each run of equal values' last
         cut = values[ends[int(np.argmax(mass[ends] >= dtype(s.top_p) * weights.sum(dtype=dtype)))]]
         weights = np.where(x >= cut, weights, dtype(0))
-    running = np.cumsum(weights, dtype=dtype)
+    running: np.ndarray = np.cumsum(weights, dtype=dtype)
     passed = np.flatnonzero((running > dtype(u) * running[-1]) & (weights > 0))
     return int(passed[0]) if len(passed) else int(np.flatnonzero(weights > 0)[-1])
 

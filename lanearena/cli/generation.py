@@ -204,9 +204,12 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
     sampling = Sampling(args.temperature, args.top_k, args.top_p, args.seed)
-    drawn = {"temperature": sampling.temperature, "top_k": sampling.top_k, "top_p": sampling.top_p}
     sized = dataclasses.replace(
-        config, max_len=run_length(config, len(ids) + n, args.max_len), **(drawn if sampling.temperature else {})
+        config,
+        max_len=run_length(config, len(ids) + n, args.max_len),
+        temperature=sampling.temperature,
+        top_k=sampling.top_k,
+        top_p=sampling.top_p,
     )
     stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
     return Asked(ids, tok, n, sized, stop, sampling)
