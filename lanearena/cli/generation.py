@@ -203,7 +203,12 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     checked."""
     ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
-    sampling = Sampling(args.temperature, args.top_k, args.top_p, args.seed)
+    sampling = Sampling(  # the flags', else the config's own (`--set temperature=...`)
+        args.temperature or config.temperature,
+        args.top_k or config.top_k,
+        args.top_p if args.top_p != 1 else config.top_p,
+        args.seed,
+    )
     sized = dataclasses.replace(
         config,
         max_len=run_length(config, len(ids) + n, args.max_len),
@@ -267,6 +272,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         "prompt": ids,
         "tokens": tokens,
         "stopped": "eos" if tokens and tokens[-1] in stop else "length",
+        "sampling": dataclasses.asdict(run.sampling) if run.sampling.temperature else "greedy",
     }
     if tok is not None and args.json:
         report["text"] = tok.decode(tokens)

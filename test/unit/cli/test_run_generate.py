@@ -203,6 +203,16 @@ def test_a_seed_reproduces_its_sampled_tokens_chosen_by_the_stated_procedure(mod
     assert len(others | {tuple(greedy)}) > 1  # sampling at 1.5 does not always pick the arg-max
 
 
+def test_a_configs_own_sampling_is_the_default_and_the_report_names_it(model, capsys):
+    flags = _greedy(capsys, model, 8, "--temperature", "1.5", "--top-k", "20", "--top-p", "0.9", "--seed", "4")
+    own = _greedy(
+        capsys, model, 8, "--set", "temperature=1.5", "--set", "top_k=20", "--set", "top_p=0.9", "--seed", "4"
+    )
+    assert own["tokens"] == flags["tokens"]
+    assert own["sampling"] == {"temperature": 1.5, "top_k": 20, "top_p": 0.9, "seed": 4}
+    assert _greedy(capsys, model, 2)["sampling"] == "greedy"
+
+
 def test_top_k_1_is_greedy(model, capsys):
     assert (
         _greedy(capsys, model, 6, "--temperature", "3", "--top-k", "1", "--seed", "5")["tokens"]
