@@ -7,3 +7,8 @@ class UserError(Exception):
     def __init__(self, message: str, exit_code: int = 2):
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class Overflow(UserError):
+    """Values past what the numerics hold: a weight that rounds to infinity, logits that hold NaN or +Inf (a step's
+    arg-max or draw gave no token). The weights' fault, not the config's."""

@@ -24,7 +24,7 @@ from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
 from lanearena.frontend.model_files import ConfigJson
 from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
-from lanearena.lowering.serving.session import Admit, Overflow, Session
+from lanearena.lowering.serving.session import Admit, Session
 from lanearena.lowering.serving.weights import RandomWeights, WeightSource
 from lanearena.model import Step
 
@@ -251,10 +251,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         stream(token)
 
     t = time.perf_counter()
-    try:
-        tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None)
-    except Overflow as e:  # the weights' fault, not the config's
-        raise UserError(f"{args.model}: {e}") from None
+    tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None)
     spent = time.perf_counter() - t
     if streamed:
         _write("\n")

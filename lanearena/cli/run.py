@@ -18,7 +18,7 @@ from lanearena.cli.config import add_settings, config_json_of, config_of
 from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
 from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
 from lanearena.cli.progress import Progress
-from lanearena.errors import UserError
+from lanearena.errors import Overflow, UserError
 from lanearena.frontend import DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
 from lanearena.frontend.model_files import ConfigJson
@@ -108,6 +108,8 @@ def run(args) -> int:
             built = {"build_s": time.perf_counter() - t}
             report, ok = _compare(args, config.name, module, weights, backend, show, built)
             report = {"config": config.name, "numerics": config.numerics, **report}
+    except Overflow as e:  # the weights' fault, not the config's
+        raise UserError(f"{args.model}: {e}") from None
     except UserError as e:
         if args.model in str(e) or str(e).startswith("--"):  # located already, or a flag's
             raise

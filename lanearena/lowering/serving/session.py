@@ -26,7 +26,7 @@ import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
 from lanearena import decoding
-from lanearena.errors import UserError
+from lanearena.errors import Overflow, UserError
 from lanearena.frontend.decoder import decoder_step
 from lanearena.frontend.decoder_config import DecoderConfig
 from lanearena.lowering.codegen.lowered import Lowered
@@ -38,12 +38,6 @@ from lanearena.lowering.serving.weights import KEPT, Held, WeightSource, kept, p
 from lanearena.model import Role, Step
 from lanearena.options import PlaceOptions
 from lanearena.passes.arena_place import place_module
-
-
-class Overflow(UserError):
-    """A step's logits hold NaN or +Inf (its arg-max or its draw gave no token): the weights overflow the
-    numerics."""
-
 
 Admit = Callable[[Step, int], None]
 """A check of a step before the session allocates anything for it: given the step (plain data) and the bytes the

@@ -10,6 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
+from lanearena.errors import Overflow
 from lanearena.lowering.codegen.lowered import Lowered
 from lanearena.lowering.runtime.quant import quantize, to_bf16
 from lanearena.model import ALIGN, QBLOCK, Role, aligned
@@ -27,14 +28,24 @@ class WeightSource(Protocol):
     def values(self, name: str, shape: tuple[int, ...]) -> np.ndarray: ...
 
 
-def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN) -> None:
-    """`values` (f32) written at `addr` as a weight of element `elem`: f32 as they are; bf16 rounded to nearest even
-    a slice at a time (values a bf16 checkpoint held keep their bits: they are rounded never again); i8 as a Q8_0
-    array (its words, then a scale a block at the next `align` boundary), quantized a slice at a time."""
+def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN, name: str = "") -> None:
+    """`values` (f32) of weight `name` written at `addr` as a weight of element `elem`: f32 as they are; bf16
+    rounded to nearest even a slice at a time (values a bf16 checkpoint held keep their bits: they are rounded never
+    again; a finite value that rounds to infinity, past bf16's largest, is refused); i8 as a Q8_0 array (its words,
+    then a scale a block at the next `align` boundary), quantized a slice at a time."""
     flat = values.reshape(-1)
     if elem == "bf16":
         for at in range(0, flat.size, SLICE):
-            dev.upload(addr + at * 2, to_bf16(flat[at : at + SLICE]))
+            part = flat[at : at + SLICE]
+            words = to_bf16(part)
+            past = np.flatnonzero((words & 0x7FFF) == 0x7F80)  # an infinity: the values are finite (checked)
+            if past.size and np.isfinite(part[past[0]]):
+                where = list(np.unravel_index(at + int(past[0]), values.shape))
+                raise Overflow(
+                    f"weight '{name}' holds {part[past[0]]:.7g} at {[int(i) for i in where]}, which rounds to "
+                    "infinity in bf16 (its largest finite value is 3.389531e+38)"
+                )
+            dev.upload(addr + at * 2, words)
         return
     if elem != "i8":
         dev.upload(addr, np.ascontiguousarray(flat, np.float32))
@@ -106,5 +117,5 @@ def put(
     source.check({name: t.shape for name, t in every.items()})
     addrs = {name: dev.alloc(t.bytes, zero=True) for name, t in tensors.items()}
     for name, t in weights.items():
-        upload(dev, addrs[name], t.elem, source.values(name, t.shape), align)
+        upload(dev, addrs[name], t.elem, source.values(name, t.shape), align, name)
     return addrs

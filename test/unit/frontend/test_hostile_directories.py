@@ -242,6 +242,14 @@ def test_weights_whose_products_overflow_are_refused_at_the_first_position_they_
     assert said in err
 
 
+def test_a_finite_weight_past_bf16s_largest_is_refused_where_it_is_rounded(model, capsys):
+    values = tensors(model)
+    values["model.layers.1.mlp.up_proj.weight"][7, 3] = 3.4e38  # finite in f32; bf16's largest is 3.3895e38
+    rewrite(model, values)
+    err = _refused(capsys, model, "--prompt-ids", "1,2", "--generate", "2", "--set", "numerics=bf16")
+    assert f"error: {model}: weight 'l1.w_up' holds 3.4e+38 at [7, 3], which rounds to infinity in bf16" in err
+
+
 # --- Configs typed as transformers types them ------------------------------------------------------------------
 
 

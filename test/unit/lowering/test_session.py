@@ -9,9 +9,10 @@ import functools
 import numpy as np
 import pytest
 
+from lanearena.errors import Overflow
 from lanearena.frontend import load
 from lanearena.lowering.serving import session as session_module
-from lanearena.lowering.serving.session import Overflow, Session
+from lanearena.lowering.serving.session import Session
 from lanearena.lowering.serving.weights import RandomWeights
 
 from ..support.devices import CountingDevice
