@@ -227,7 +227,7 @@ def table(step: Step, plan: ArenaPlan, window: range | None = None) -> str:
     if plan.counters:
         lines.append(
             f"  {'counters':<12}{len(plan.counters)} ({size(sum(c.bytes for c in plan.counters))}), each "
-            f"a zeroed buffer of its own"
+            f"outside the arena (the lowering packs them in one zeroed allocation)"
         )
     items = largest(plan, window=window)
     if items:

@@ -95,7 +95,7 @@ def test_table_numbers_follow_the_plan():
     assert "  no reuse           7,680 B    7.50 KiB  sum of the 4 placed items\n" in text
     assert "  peak        launch 1 (k1): 5,632 B (5.50 KiB) live in 3 items\n" in text
     assert "  own buffers 2: input 1 (1.00 KiB), output 1 (1.00 KiB)\n" in text
-    assert "  counters    1 (4 B), each a zeroed buffer of its own\n" in text
+    assert "  counters    1 (4 B), each outside the arena (the lowering packs them in one zeroed allocation)\n" in text
     rows = text.split("largest placed items\n")[1].splitlines()[1:]
     assert [row.split()[:3] for row in rows] == [
         ["c", "plain", "4,096"],
