@@ -77,20 +77,12 @@ __device__ __forceinline__ void glu_of(float* out, const float* x, const signed 
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
   const long up = (long)split * rows * n;  // where the up sums start in gp
-  Wrow<W> wr[2 * COLS];  // gate rows, then up rows
-  float acc[2 * COLS];
-#pragma unroll
-  for (int j = 0; j < COLS; ++j) {
-    const int c = c0 + warp + j * WARPS, at = c < c1 ? c : c0;
-    wr[j] = weight_row<W>(wg, wgs, at, k);
-    wr[COLS + j] = weight_row<W>(wu, wus, at, k);
-    acc[j] = acc[COLS + j] = 0.f;
-  }
-  lane_dots(a, wr, k, k0, k1, acc);
+  float gs[COLS], us[COLS];
+  glu_sums<W>(a, wg, wgs, wu, wus, k, k0, k1, c0, c1, gs, us);
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
     const int c = c0 + warp + j * WARPS;
-    const float g = warp_sum(acc[j]), u = warp_sum(acc[COLS + j]);
+    const float g = gs[j], u = us[j];
     if ((threadIdx.x & 31) == 0 && c < c1) {
       if (split == 1) {
         out[(long)row * n + c] = silu(g + bias_of(bg, c)) * (u + bias_of(bu, c));

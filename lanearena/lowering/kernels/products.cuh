@@ -96,3 +96,28 @@ __device__ __forceinline__ void lane_dots(const Act& a, const Wrow<W> (&w)[N], i
 
 // The bias of column c, 0 where there is none.
 __device__ __forceinline__ float bias_of(const float* bias, int c) { return bias ? bias[c] : 0.f; }
+
+// The gate and up sums of a gated pair (glu's) for the COLS columns this warp takes of tile [c0, c1), column
+// c0 + warp + j * WARPS in g[j] and u[j], over values [k0, k1) of activation `a`, in every lane; a column past c1
+// reads column c0 and is not to be written.
+template <typename W>
+__device__ __forceinline__ void glu_sums(const Act& a, const void* wg, const float* wgs, const void* wu,
+                                         const float* wus, int k, int k0, int k1, int c0, int c1, float (&g)[COLS],
+                                         float (&u)[COLS]) {
+  const int warp = threadIdx.x >> 5;
+  Wrow<W> wr[2 * COLS];  // gate rows, then up rows
+  float acc[2 * COLS];
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) {
+    const int c = c0 + warp + j * WARPS, at = c < c1 ? c : c0;
+    wr[j] = weight_row<W>(wg, wgs, at, k);
+    wr[COLS + j] = weight_row<W>(wu, wus, at, k);
+    acc[j] = acc[COLS + j] = 0.f;
+  }
+  lane_dots(a, wr, k, k0, k1, acc);
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) {
+    g[j] = warp_sum(acc[j]);
+    u[j] = warp_sum(acc[COLS + j]);
+  }
+}
