@@ -5,7 +5,8 @@ checked equal bit for bit, compared with the numpy runtime, and timed against th
     python bench/gpu_check.py                                  # the table: qwen3-0.6b, llama-3.2-1b
     python bench/gpu_check.py --backend numpy tiny --runs 3    # the same code path on the CPU (CI runs it)
 
-Every config runs decode steps (one row, `--seen` positions seen) at `--max-len` in each of `--numerics`; each path
+Every config runs decode steps (one row, `--seen` positions seen) at `--max-len` in each of `--numerics`, and once
+more drawing its token on the device (`--sampled`: top-k 40, top-p 0.95, the sampling kernel's worst case); each path
 has a buffer set of its own, prepared from the same feeds, and runs twice: every result must equal the plain path's
 bit for bit after each run. `--against-numpy` configs are also run on the numpy runtime (the CPU's twins of the
 kernels): the largest difference is reported. On the numpy backend there is no graph, and the timings are the CPU's,
@@ -112,8 +113,9 @@ def check(
     against_numpy: bool,
     plot: str | None,
     seen: int = 512,
+    extra: tuple[str, ...] = (),
 ) -> Row:
-    settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else [])
+    settings = [f"numerics={numerics}"] + ([f"max_len={max_len}"] if max_len else []) + list(extra)
     c = load(config_spec(config), settings)
     built = decoder_step(c)
     api.place(built, PlaceOptions("greedy"))
@@ -164,7 +166,7 @@ def check(
         except UserError as e:
             kinds.append(f"(no chart: {e})")
     return Row(
-        config,
+        config + (" sampled" if extra else ""),
         numerics,
         len(launch_plan),
         plan.bytes,
@@ -223,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="CONFIG",
         help="configs also run on the numpy runtime and compared, in every numerics (default: the tiny ones)",
     )
+    p.add_argument(
+        "--sampled",
+        default="temperature=0.8,top_k=40,top_p=0.95",
+        help="settings of one more row a config, in its first numerics: the step drawing its token on the device "
+        "(lane.sample) instead of the arg-max; empty for none",
+    )
     p.add_argument("--out", default=os.environ.get("OUT"), help="a folder for gpu_check.txt and .json ($OUT)")
     args = p.parse_args(argv)
     try:
@@ -234,16 +242,21 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"gpu_check: {device}"]
     print(lines[0], flush=True)
     rows = []
-    todo = [(c, n, args.max_len or None) for c in args.configs for n in args.numerics.split(",")]
+    numerics_asked = args.numerics.split(",")
+    sampled = tuple(s for s in args.sampled.split(",") if s)
+    todo = [(c, n, args.max_len or None, ()) for c in args.configs for n in numerics_asked]
+    todo += [(c, numerics_asked[0], args.max_len or None, sampled) for c in args.configs if sampled]
     if backend == "cuda":
-        todo = [(c, n, None) for c in args.against_numpy for n in ("f32", "bf16", "int8", "int8x2")] + todo
-    for config, numerics, max_len in todo:
+        todo = [(c, n, None, ()) for c in args.against_numpy for n in ("f32", "bf16", "int8", "int8x2")] + todo
+        todo += [(c, "f32", None, sampled) for c in args.against_numpy if sampled]
+    for config, numerics, max_len, extra in todo:
         figure = None
         if args.out and config not in args.against_numpy:
-            figure = str(Path(args.out, f"profile-{Path(config).stem}-{numerics}.png"))
+            label = f"{Path(config).stem}-{numerics}" + ("-sampled" if extra else "")
+            figure = str(Path(args.out, f"profile-{label}.png"))
         against = config in args.against_numpy
-        rows.append(check(config, numerics, max_len, backend, args.runs, against, figure, args.seen))
-        print(f"  {config} {numerics}: {rows[-1].launches} launches, equal {rows[-1].equal}", flush=True)
+        rows.append(check(config, numerics, max_len, backend, args.runs, against, figure, args.seen, extra))
+        print(f"  {rows[-1].config} {numerics}: {rows[-1].launches} launches, equal {rows[-1].equal}", flush=True)
     lines += table(rows, device, backend != "cuda")
     for r in rows:
         if r.profile:

@@ -28,6 +28,8 @@ def test_the_gpu_check_runs_on_the_numpy_device(tmp_path, capsys):
         ("tiny", "int8"),
         ("tiny-prefill", "f32"),
         ("tiny-prefill", "int8"),
+        ("tiny sampled", "f32"),  # the step drawing its token (lane.sample), in the first numerics
+        ("tiny-prefill sampled", "f32"),
     ]
     assert all(r["equal"] and r["graph_ms"] is None and r["plain_ms"] > 0 for r in rows)
     assert rows[1]["weight_bytes"] < rows[0]["weight_bytes"]  # Q8_0 against f32

@@ -134,7 +134,8 @@ def test_the_gpu_check_on_a_simulated_gpu(simulated_gpu, tmp_path):
     rows = json.loads((tmp_path / "gpu_check.json").read_text())
     got = [(r["config"], r["numerics"], r["equal"], r["vs_numpy"]) for r in rows]
     numerics = ("f32", "bf16", "int8", "int8x2")
-    assert got == [("tiny", n, True, 0.0) for n in numerics] + [("tiny-prefill", "int8", True, None)]
+    sampled = [("tiny-prefill sampled", "int8", True, None), ("tiny sampled", "f32", True, 0.0)]
+    assert got == [("tiny", n, True, 0.0) for n in numerics] + [("tiny-prefill", "int8", True, None), *sampled]
     last = rows[len(numerics)]
     assert last["graph_ms"] > 0 and last["bound_ms"] == last["weight_bytes"] / 1e12 * 1e3
     assert last["profile"][0].startswith("tiny-prefill int8: bandwidth 1.00 TB/s (simulated)")
