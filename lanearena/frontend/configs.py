@@ -15,7 +15,7 @@ from typing import Any
 from lanearena.errors import UserError
 from lanearena.files import STDIN, STDIN_NAME, decode
 from lanearena.frontend.checkpoint import default_numerics
-from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
+from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, reads_int8, split_fits
 from lanearena.frontend.hf import hugging_face
 from lanearena.frontend.model_files import ConfigJson, read_config_json
 
@@ -158,8 +158,8 @@ def setting(text: str) -> tuple[str, object]:
 
 def fitting_split(values: dict) -> int:
     """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
-    blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
-    quantized = values.get("numerics", "int8") in ("int8", "int8x2")
+    blocks of 32 where the product reads int8): where a Hugging Face config gives no split."""
+    numerics = values.get("numerics", "int8")
 
     def whole(v: object) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
@@ -167,8 +167,7 @@ def fitting_split(values: dict) -> int:
     heads, head_dim = whole(values.get("heads")), whole(values.get("head_dim"))
     widths = [whole(values.get(k)) for k in ("hidden", "ffn")] + [heads * head_dim if heads and head_dim else None]
     ks = [k for k in widths if k is not None]
-    # none fits where a width is no whole number of blocks: the config's check then names that width
-    return next((s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks)), 1)
+    return next((s for s in (4, 2) if all(split_fits(k, s, reads_int8(numerics, k)) for k in ks)), 1)  # 1 cuts any k
 
 
 def _read_json(path: Path, notes: list[str] | None = None):

@@ -191,14 +191,15 @@ _AT_LEAST_ONE = (
 
 
 def _blocks(c: DecoderConfig) -> int:
-    """The values a width must be a multiple of: blocks of QBLOCK where a step quantizes; an f32 step takes any."""
+    """The values a mixture's widths must be a multiple of: blocks of QBLOCK where a step quantizes (its kernels
+    quantize the hidden rows by the step's numerics); an f32 step takes any. A dense layer's products run in f32
+    where their k is no whole number of blocks, so its widths take any."""
     return QBLOCK if c.quantized else 1
 
 
 def _check_shapes(c: DecoderConfig) -> None:
-    """The name, the numerics and the attention's shapes: counts of at least 1, widths in whole quantized blocks,
-    heads the attention kernels hold, pairs for the rotation, kv heads that divide the heads, rows and splits that
-    fit the caches."""
+    """The name, the numerics and the attention's shapes: counts of at least 1, heads the attention kernels hold,
+    pairs for the rotation, kv heads that divide the heads, rows and splits that fit the caches."""
     _need(c.name != "", "name", "name must not be empty")
     _need(
         c.numerics in {n.value for n in Numerics},
@@ -209,8 +210,6 @@ def _check_shapes(c: DecoderConfig) -> None:
         _need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
     _need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
     _need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
-    blocks = _blocks(c)
-    _need(c.hidden % blocks == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
     _need(
         c.head_dim <= HEAD_DIM_MAX,
         "head_dim",
@@ -218,18 +217,13 @@ def _check_shapes(c: DecoderConfig) -> None:
     )
     _need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
     _need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
-    _need(
-        c.q_dim % blocks == 0,
-        "head_dim",
-        f"heads x head_dim ({c.q_dim}) is not a multiple of {QBLOCK} (a quantized block)",
-    )
     _need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
     _need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
 
 
 def _check_mlp(c: DecoderConfig) -> None:
     """A dense MLP's width, or a mixture's experts, topk and width (and the dense layers' width among them), and
-    a shared expert's: positive widths in whole quantized blocks."""
+    a shared expert's: positive widths, a mixture's (and the hidden size it reads) in whole quantized blocks."""
     blocks = _blocks(c)
     mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
     interleaved = bool(c.dense_layers) or c.sparse_step > 1
@@ -241,7 +235,7 @@ def _check_mlp(c: DecoderConfig) -> None:
             "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both (or both, with "
             "dense layers among the mixture's: dense_layers, sparse_step)",
         )
-        _need(c.ffn >= 1 and c.ffn % blocks == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
+        _need(c.ffn >= 1, "ffn", f"ffn must be at least 1, not {c.ffn}")
     else:
         missing = [k for k, v in mixture.items() if v is None]
         _need(
@@ -262,6 +256,13 @@ def _check_mlp(c: DecoderConfig) -> None:
             c.ffn is not None or not dense,
             "ffn",
             f"layers {', '.join(map(str, dense))} are dense (dense_layers, sparse_step): they need ffn",
+        )
+    if c.mixture:
+        _need(
+            c.hidden % blocks == 0,
+            "hidden",
+            f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block), as a mixture under {c.numerics} "
+            "needs",
         )
     if c.shared_ffn is not None:
         _need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
@@ -309,26 +310,45 @@ def _check_attention(c: DecoderConfig) -> None:
         f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
     )
     _need(
-        c.lin_head_dim % _blocks(c) == 0 and c.lin_head_dim <= HEAD_DIM_MAX,
+        c.lin_head_dim <= HEAD_DIM_MAX,
         "lin_head_dim",
-        f"lin_head_dim {c.lin_head_dim} is not "
-        + (f"a multiple of {QBLOCK} (a quantized block) " if c.quantized else "")
-        + f"of at most {HEAD_DIM_MAX}",
+        f"lin_head_dim {c.lin_head_dim} is more than the {HEAD_DIM_MAX} values a head the delta rule holds",
     )
     _need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
 
 
 def _check_splits(c: DecoderConfig) -> None:
-    """The projections' split and the lm-head's cut every product's k into parts the kernels take."""
+    """The projections' split and the lm-head's cut every product's k into parts the kernels take: whole blocks
+    each where the product reads int8 (under int8 numerics, a k of whole blocks)."""
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
-    parts = f"whole blocks of {QBLOCK}" if c.quantized else f"parts of whole blocks of {QBLOCK}, none empty"
     for what, k in cut.items():
-        _need(split_fits(k, c.split, c.quantized), "split", f"split {c.split} does not cut {what} ({k}) into {parts}")
+        _need(
+            split_fits(k, c.split, reads_int8(c.numerics, k)),
+            "split",
+            f"split {c.split} does not cut {what} ({k}) into {_parts(c, k)}",
+        )
     _need(
-        split_fits(c.hidden, c.head_split, c.quantized),
+        split_fits(c.hidden, c.head_split, reads_int8(c.numerics, c.hidden)),
         "head_split",
-        f"head_split {c.head_split} does not cut hidden ({c.hidden}) into {parts}",
+        f"head_split {c.head_split} does not cut hidden ({c.hidden}) into {_parts(c, c.hidden)}",
     )
+
+
+def _parts(c: DecoderConfig, k: int) -> str:
+    """What a split must cut a product over `k` values into."""
+    return (
+        f"whole blocks of {QBLOCK}" if reads_int8(c.numerics, k) else f"parts of whole blocks of {QBLOCK}, none empty"
+    )
+
+
+def reads_int8(numerics: str, k: int) -> bool:
+    """Whether a product over rows of `k` values reads int8 activations and a Q8_0 weight: under int8 numerics (one
+    word or two), where `k` is whole blocks of QBLOCK; the others multiply in f32 (their weights f32)."""
+    return numerics in QUANTIZED and k % QBLOCK == 0
+
+
+QUANTIZED = frozenset(n.value for n in Numerics if n.quantized)
+"""The numerics whose products read int8 activations."""
 
 
 def split_fits(k: int, split: int, quantized: bool) -> bool:
