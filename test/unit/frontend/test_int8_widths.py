@@ -13,16 +13,19 @@ import numpy as np
 import pytest
 import torch
 import transformers
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from lanearena import api
 from lanearena.cli import main
-from lanearena.frontend import decoder_step, load
+from lanearena.cli.memory import OVERHEAD, config_bytes
+from lanearena.frontend import ConfigError, decoder_step, load
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import random_feeds, run
 from lanearena.lowering.serving.session import Session
-from lanearena.model import QBLOCK, Form, Role
+from lanearena.model import QBLOCK, Form, Role, weight_array_bytes
 from lanearena.options import PlaceOptions
 from lanearena.passes.convert import step_of, steps
 
@@ -44,12 +47,14 @@ def _step(numerics: str, *keys: str):
 
 
 def _products(step):
-    """Each launch that multiplies by a weight matrix, its matrix, and the form it reads its activation `x` in."""
+    """Each launch that multiplies by a weight matrix, its matrix, and the form its product reads the activation `x`
+    in (quant where a fused prologue quantizes the plain row it reads)."""
     for launch in step.launches:
         matrices = [n for n in launch.ins if step.tensors[n].role is Role.WEIGHT and len(step.tensors[n].shape) >= 2]
         if matrices and launch.kind not in ("gather", "gather_norm"):
             x = launch.ins[0]
-            yield launch, step.tensors[matrices[0]], {t.form for t in launch.reads if t.tensor == x}
+            read = {t.form for t in launch.reads if t.tensor == x}
+            yield launch, step.tensors[matrices[0]], {Form.QUANT} if launch.params.get("quantize") else read
 
 
 @pytest.mark.parametrize("numerics", ["int8", "int8x2"])
@@ -145,3 +150,57 @@ def test_lanearena_run_takes_int8_asked_for_and_says_which_products_run_in_f32(t
         assert report["f32_products"] == {"count": 2 * 3 + 1, "of": 2 * 4 + 1, "k": [80]}
         assert f"note: int8: 7 of 9 products run in f32 (k 80 not a multiple of {QBLOCK})" in err
         assert "internal error" not in err
+
+
+widths = st.integers(1, 6).map(lambda n: 16 * n)  # 16 to 96: whole 32-value blocks and halves of one
+"""Widths of the drawn steps: half of them cut by 32, half not (heads and head sizes are even, as the rotation
+needs)."""
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    hidden=widths,
+    heads=st.integers(1, 5),
+    head_dim=widths,
+    ffn=widths,
+    split=st.integers(1, 3),
+    rows=st.sampled_from([1, 3]),
+    numerics=st.sampled_from(["int8", "int8x2"]),
+    fuse=st.booleans(),
+)
+def test_any_widths_run_as_the_reference_computes_them(hidden, heads, head_dim, ffn, split, rows, numerics, fuse):
+    """Drawn widths: the config is taken, or refused naming the split and the width it does not cut (into whole
+    blocks where the product reads int8, parts of whole blocks but the last elsewhere); a step taken has each
+    product in int8 where 32 cuts its k and in f32 elsewhere, and runs as the float64 reference of the step computes
+    it."""
+    keys = [f"hidden={hidden}", f"heads={heads}", "kv_heads=1", f"head_dim={head_dim}", f"ffn={ffn}", "vocab=96"]
+    keys += ["max_len=8", f"split={split}", f"rows={rows}", f"numerics={numerics}", f"lane_fuse={str(fuse).lower()}"]
+    try:
+        c = load("tiny", keys)
+    except ConfigError as e:
+        named = [k for k in (hidden, heads * head_dim, ffn) if f"({k})" in str(e)]
+        assert e.key in ("split", "head_split") and str(e).startswith(f"--set split={split}: ") and named, e
+        return
+    p = placed(api.place(decoder_step(c), PlaceOptions()))
+    for launch, w, forms in _products(p.step):
+        whole = w.shape[-1] % QBLOCK == 0
+        assert (w.elem, forms) == ("i8" if whole else "f32", {Form.QUANT if whole else Form.PLAIN}), launch.kind
+    feeds = random_feeds(p.step, 0)
+    meant = reference_step.run(p.step, feeds)
+    assume(not meant.ambiguous(p.step.numerics) and meant.nearest_tie > reference_step.TIE)
+    got = run(p, NumpyDevice(), feeds)
+    assert not meant.differences(got, p.step.numerics), meant.differences(got, p.step.numerics)
+
+
+def test_the_memory_estimate_counts_each_weight_matrix_in_its_own_element():
+    """config_bytes from the shapes alone: each matrix at the rate of the element the step keeps it in (a Q8_0
+    matrix 34 bytes a block of 32 values, an f32 one 4 a value), as the device holds the built step's matrices
+    (weight_array_bytes, aligned a matrix at a time: within 1%), caches and the process beside."""
+    keys = ["layers=1", "hidden=1040", "heads=13", "kv_heads=1", "head_dim=80", "ffn=3072", "vocab=1000"]
+    c = load("tiny", [*keys, "max_len=16", "numerics=int8"])
+    step = step_of(steps(decoder_step(c))[0])[0]
+    matrices = [t for t in step.tensors.values() if t.role is Role.WEIGHT and len(t.shape) == 2]
+    assert {t.name: t.elem for t in matrices if t.elem == "i8"} == {"l0.w_down": "i8"}  # the one k of whole blocks
+    held = sum(weight_array_bytes(t.length, t.elem) for t in matrices)
+    caches = 2 * c.max_len * c.kv_dim * 4
+    assert abs(config_bytes(c) - caches - OVERHEAD - held) <= 0.01 * held
