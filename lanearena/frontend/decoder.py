@@ -50,9 +50,10 @@ class _Decoder:
         """The shape of an activation of `n` values a row."""
         return (n,) if self.c.rows == 1 else (self.c.rows, n)
 
-    def read(self, k: int) -> Form:
-        """The form a product over rows of `k` values reads its activation in."""
-        return Form.QUANT if reads_int8(self.c.numerics, k) else Form.PLAIN
+    @staticmethod
+    def read(w: TensorValue) -> Form:
+        """The form a product by weight matrix `w` reads its activation in: quantized where `w` is Q8_0."""
+        return Form.QUANT if w.type.elem == "i8" else Form.PLAIN
 
     def normed(self, k: int) -> tuple[Form, ...]:
         """The forms an activation of `k` values a row that products read is written in."""
@@ -88,7 +89,7 @@ class _Decoder:
             hf = self.norm("hf", x, b.weight("final_norm", (c.hidden,)), self.normed(c.hidden))
         lm_head = embed if c.tie_embeddings else b.weight("lm_head", (c.vocab, c.hidden), self.weight_elem(c.hidden))
         logits = b.tensor("logits", self.act(c.vocab))
-        b.launch("gemv", ins=[(hf, self.read(c.hidden)), lm_head], outs=[logits], split=c.head_split)
+        b.launch("gemv", ins=[(hf, self.read(lm_head)), lm_head], outs=[logits], split=c.head_split)
         token = b.tensor("token", (c.rows,), "i32")
         b.launch("argmax", ins=[logits], outs=[token])
         b.output(token, *([logits] if c.output_logits else []))
@@ -105,11 +106,10 @@ class _Decoder:
         bias weight named `bias` where one is (added where the product writes its sums)."""
         b, c = self.b, self.c
         out = b.tensor(name, self.act(n))
-        read = Form.QUANT if w.type.elem == "i8" else Form.PLAIN
         if bias is not None:
-            b.launch("gemv_bias", ins=[(x, read), w, b.weight(bias, (n,))], outs=[out], split=c.split)
+            b.launch("gemv_bias", ins=[(x, self.read(w)), w, b.weight(bias, (n,))], outs=[out], split=c.split)
         else:
-            b.launch("gemm_tc" if c.tiles else "gemv", ins=[(x, read), w], outs=[out], split=c.split)
+            b.launch("gemm_tc" if c.tiles else "gemv", ins=[(x, self.read(w)), w], outs=[out], split=c.split)
         return out
 
     def rope(self) -> dict[str, int | float | str]:
@@ -297,10 +297,10 @@ class _Decoder:
         m = b.tensor(p + "m", self.act(c.ffn), forms=self.normed(c.ffn))
         if c.mlp_bias:
             biases = [b.weight(p + n, (c.ffn,)) for n in ("b_gate", "b_up")]
-            b.launch("glu_bias", ins=[(h, self.read(c.hidden)), w_gate, w_up, *biases], outs=[m], split=c.split)
+            b.launch("glu_bias", ins=[(h, self.read(w_gate)), w_gate, w_up, *biases], outs=[m], split=c.split)
         else:
             glu = "glu_tc" if c.tiles else "glu"
-            b.launch(glu, ins=[(h, self.read(c.hidden)), w_gate, w_up], outs=[m], split=c.split)
+            b.launch(glu, ins=[(h, self.read(w_gate)), w_gate, w_up], outs=[m], split=c.split)
         self.quantized(m, c.ffn)
         w_down = b.weight(p + "w_down", (c.hidden, c.ffn), self.weight_elem(c.ffn))
         return self.project(p + "d", m, w_down, c.hidden, p + "b_down" if c.mlp_bias else None)
