@@ -4,7 +4,7 @@ drawn or read rather than the system killing the process half way."""
 from __future__ import annotations
 
 from lanearena.errors import UserError
-from lanearena.frontend.decoder_config import DecoderConfig, reads_int8
+from lanearena.frontend.decoder_config import DecoderConfig, mixture_reads_int8, reads_int8
 from lanearena.lowering.runtime.execute import fed
 from lanearena.model import QBLOCK, Numerics, Role, Step, weight_array_bytes
 
@@ -75,10 +75,11 @@ def config_bytes(c: DecoderConfig) -> int:
     if c.mixture:
         assert c.experts is not None and c.expert_ffn is not None  # a mixture has them
         sparse = c.layers // max(c.sparse_step, 1) - len(c.dense_layers)
-        f, layers = c.expert_ffn, max(sparse, 0) * c.experts
+        # its matrices all Q8_0, or all of the numerics' float where a width of it 32 does not cut
+        rate = per(QBLOCK) if mixture_reads_int8(c) else per(1)
+        weights += max(sparse, 0) * c.experts * 3 * c.hidden * c.expert_ffn * rate
     else:
         assert c.ffn is not None  # a dense config has it
-        f, layers = c.ffn, c.layers
-    # gate and up over the hidden row, down over the gated one
-    weights += layers * c.hidden * f * (2 * per(c.hidden) + per(f))
+        # gate and up over the hidden row, down over the gated one
+        weights += c.layers * c.hidden * c.ffn * (2 * per(c.hidden) + per(c.ffn))
     return int(weights) + caches + OVERHEAD

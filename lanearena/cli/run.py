@@ -213,19 +213,17 @@ def _compare(
 
 
 def _f32_products(module) -> dict[str, dict[str, int | list[int]]]:
-    """Where a step of int8 numerics multiplies some products in f32 (their k no whole number of Q8_0 blocks, their
-    weights f32, as the step declares them): how many of its products, and over which k, said on stderr too and kept
-    under `f32_products` in the report; nothing where every product reads int8 or the step is not int8."""
+    """Where a step of int8 numerics multiplies some products in f32 (their weights f32, as the step declares them,
+    where a k of theirs is no whole number of Q8_0 blocks): how many of its products, and the k that 32 does not cut
+    among theirs (a mixture's widths are its matrices' rows), said on stderr too and kept under `f32_products` in the
+    report; nothing where every product reads int8 or the step is not int8."""
     products = [op for op in module.walk() if _is_product(op) and (step_numerics(op) or Numerics.F32).quantized]
     plain = [op for op in products if not works_in_blocks(op)]
     if not plain:
         return {}
-    ks = sorted({op.dims(_matrices(op)[0])[-1] for op in plain})
-    print(
-        f"note: int8: {len(plain)} of {len(products)} products run in f32 (k {', '.join(map(str, ks))} not a "
-        f"multiple of {QBLOCK})",
-        file=sys.stderr,
-    )
+    ks = sorted({k for op in plain for n in _matrices(op) if (k := op.dims(n)[-1]) % QBLOCK})
+    why = f" (k {', '.join(map(str, ks))} not a multiple of {QBLOCK})" if ks else ""
+    print(f"note: int8: {len(plain)} of {len(products)} products run in f32{why}", file=sys.stderr)
     return {"f32_products": {"count": len(plain), "of": len(products), "k": ks}}
 
 

@@ -100,8 +100,8 @@ def load(
         error = ConfigError(f"{at}: {e}", e.key)
         if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics", "int8") != "int8":
             raise error from None
-    # int8 by default only (no file or setting asked for it, and no checkpoint's bf16 or f32), and a mixture's
-    # widths, or a split, that are no whole Q8_0 blocks: f32 runs (a dense product over such a k runs in f32 alone)
+    # int8 by default only (no file or setting asked for it, and no checkpoint's bf16 or f32), and a split that cuts
+    # a k read int8 into no whole Q8_0 blocks: f32 runs (a product over a k that 32 does not cut runs in f32 alone)
     plain = values | {"numerics": "f32"}
     if not split:
         plain["split"] = fitting_split(plain)
@@ -122,10 +122,10 @@ def model_directory(spec: str) -> ConfigJson | None:
     return read_config_json(Path(spec), ConfigError)
 
 
-_BLOCK_KEYS = frozenset({"hidden", "expert_ffn", "shared_ffn", "split", "head_split"})
-"""The keys an int8 step needs in whole blocks of 32 values (a mixture's widths, whose kernels quantize the hidden
-rows by the step's numerics; a split of a k that products read int8): refused under int8 asked for, taken in f32
-where int8 is only the default. A dense product over a k that 32 does not cut runs in f32 in an int8 step."""
+_BLOCK_KEYS = frozenset({"split", "head_split"})
+"""The keys an int8 step needs to cut a k that products read int8 into whole blocks of 32 values: refused under
+int8 asked for, taken in f32 where int8 is only the default. A product over a k that 32 does not cut runs in f32 in
+an int8 step (a mixture too, whole: `frontend.decoder`)."""
 
 
 def setting(text: str) -> tuple[str, object]:

@@ -12,6 +12,7 @@ from lanearena.frontend.decoder_config import (
     LAYERS,
     ConfigError,
     DecoderConfig,
+    mixture_reads_int8,
     reads_int8,
     split_fits,
 )
@@ -242,14 +243,16 @@ class _Decoder:
     def mixture(self, p: str, x: TensorValue, gain: TensorValue, out: str, layer: int) -> TensorValue:
         """Layer `p`'s mixture of experts (and shared expert) added to the residual `x`: the new residual `out`."""
         b, c = self.b, self.c
-        gates = {} if c.norm_topk else {"gates": "all"}
+        # Its kernels quantize the hidden rows under int8 (as the seed's do) but for `f32`, which a mixture whose
+        # widths 32 does not cut all takes: its matrices f32 then, all of them.
+        in_f32 = c.quantized and not mixture_reads_int8(c)
+        options: dict[str, int | str] = {} if c.norm_topk else {"gates": "all"}
+        options |= {"f32": 1} if in_f32 else {}
         # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
         h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
         e, f, d = c.experts, c.expert_ffn, c.hidden
         assert e is not None and f is not None and c.topk is not None  # a mixture config has all three
-        # Its kernels quantize the hidden rows by the step's numerics: the config keeps a mixture's widths whole blocks
-        # under int8, so its matrices are Q8_0 all or none.
-        elem = self.weight_elem(d)
+        elem = "f32" if in_f32 else self.weight_elem(d)
         weights = [
             b.weight(p + "w_router", (e, d), self.router_elem),
             b.weight(p + "w_gate", (e, f, d), elem),
@@ -279,12 +282,12 @@ class _Decoder:
                 experts=e,
                 topk=c.topk,
                 eps=c.norm_eps,
-                **gates,
+                **options,
             )
             return mixed
         down = b.tensor(p + "d", self.act(d))
         kind = "moe_shared" if c.shared_ffn is not None else "moe"
-        b.launch(kind, ins=[h, *weights], outs=[down], experts=e, topk=c.topk, **gates)
+        b.launch(kind, ins=[h, *weights], outs=[down], experts=e, topk=c.topk, **options)
         return self.add(out, x, down)
 
     def dense(self, p: str, x: TensorValue, gain: TensorValue) -> TensorValue:

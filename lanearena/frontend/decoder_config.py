@@ -190,13 +190,6 @@ _AT_LEAST_ONE = (
 """The counts a config must have at least one of."""
 
 
-def _blocks(c: DecoderConfig) -> int:
-    """The values a mixture's widths must be a multiple of: blocks of QBLOCK where a step quantizes (its kernels
-    quantize the hidden rows by the step's numerics); an f32 step takes any. A dense layer's products run in f32
-    where their k is no whole number of blocks, so its widths take any."""
-    return QBLOCK if c.quantized else 1
-
-
 def _check_shapes(c: DecoderConfig) -> None:
     """The name, the numerics and the attention's shapes: counts of at least 1, heads the attention kernels hold,
     pairs for the rotation, kv heads that divide the heads, rows and splits that fit the caches."""
@@ -223,8 +216,7 @@ def _check_shapes(c: DecoderConfig) -> None:
 
 def _check_mlp(c: DecoderConfig) -> None:
     """A dense MLP's width, or a mixture's experts, topk and width (and the dense layers' width among them), and
-    a shared expert's: positive widths, a mixture's (and the hidden size it reads) in whole quantized blocks."""
-    blocks = _blocks(c)
+    a shared expert's: positive widths."""
     mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
     interleaved = bool(c.dense_layers) or c.sparse_step > 1
     if c.ffn is not None:
@@ -246,31 +238,16 @@ def _check_mlp(c: DecoderConfig) -> None:
         assert c.experts is not None and c.topk is not None and c.expert_ffn is not None  # none missing
         _need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
         _need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
-        _need(
-            c.expert_ffn >= 1 and c.expert_ffn % blocks == 0,
-            "expert_ffn",
-            f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}",
-        )
+        _need(c.expert_ffn >= 1, "expert_ffn", f"expert_ffn must be at least 1, not {c.expert_ffn}")
         dense = [layer for layer in range(c.layers) if not c.sparse(layer)]
         _need(
             c.ffn is not None or not dense,
             "ffn",
             f"layers {', '.join(map(str, dense))} are dense (dense_layers, sparse_step): they need ffn",
         )
-    if c.mixture:
-        _need(
-            c.hidden % blocks == 0,
-            "hidden",
-            f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block), as a mixture under {c.numerics} "
-            "needs",
-        )
     if c.shared_ffn is not None:
         _need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
-        _need(
-            c.shared_ffn >= 1 and c.shared_ffn % blocks == 0,
-            "shared_ffn",
-            f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}",
-        )
+        _need(c.shared_ffn >= 1, "shared_ffn", f"shared_ffn must be at least 1, not {c.shared_ffn}")
 
 
 def _check_layers(c: DecoderConfig) -> None:
@@ -345,6 +322,14 @@ def reads_int8(numerics: str, k: int) -> bool:
     """Whether a product over rows of `k` values reads int8 activations and a Q8_0 weight: under int8 numerics (one
     word or two), where `k` is whole blocks of QBLOCK; the others multiply in f32 (their weights f32)."""
     return numerics in QUANTIZED and k % QBLOCK == 0
+
+
+def mixture_reads_int8(c: DecoderConfig) -> bool:
+    """Whether a mixture's products read int8: under int8 numerics, where the hidden size, `expert_ffn` and
+    `shared_ffn` are all whole blocks of QBLOCK (its kernels quantize its hidden rows together, so it multiplies in
+    f32 whole where one is not)."""
+    widths = (c.hidden, c.expert_ffn or 0, c.shared_ffn or 0)
+    return all(reads_int8(c.numerics, k) for k in widths)
 
 
 QUANTIZED = frozenset(n.value for n in Numerics if n.quantized)

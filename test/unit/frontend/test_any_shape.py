@@ -1,8 +1,8 @@
 """Shapes transformers accepts run: widths that 32 does not cut (a hidden size of 100, five heads of 64), under int8
 the products over them in f32 (test_int8_widths.py holds such a step's numbers), and heads of 16 values (as tiny
 test models have) in every kernel, Qwen3-Next's delta rule among them; each held to transformers' own logits. A
-mixture's widths that 32 does not cut run in f32 where int8 was only the default, and are one located refusal (exit
-2) under int8 asked for, never an internal error."""
+split that cuts a k read int8 into no whole blocks runs the step in f32 where int8 was only the default, and is one
+located refusal (exit 2) under int8 asked for, never an internal error."""
 
 from __future__ import annotations
 
@@ -77,17 +77,18 @@ def test_int8_runs_the_products_over_a_width_32_does_not_cut_in_f32_and_says_so(
         assert "internal error" not in err
 
 
-def test_int8_by_default_runs_a_mixture_of_widths_32_does_not_cut_in_f32_and_says_so(tmp_path, capsys):
-    """A mixture's kernels quantize its hidden rows by the step's numerics: its widths stay whole blocks under int8
-    (refused, located, where int8 is asked for; the whole step in f32 where int8 is only the default)."""
-    shipped = dataclasses.asdict(CONFIGS["tiny-moe"])
-    values = {k: v for k, v in shipped.items() if k != "numerics"} | {"expert_ffn": 40, "split": 1}
-    path = tmp_path / "moe.json"
+def test_int8_by_default_runs_a_split_that_cuts_no_whole_blocks_in_f32_and_says_so(tmp_path, capsys):
+    """A split must cut a k that products read int8 into whole blocks: split 2 cuts hidden 96 (three blocks) into
+    none, but f32 takes it (parts of 64 and 32). Where int8 is only the default the whole step runs in f32; where it
+    is asked for, a located refusal."""
+    shipped = dataclasses.asdict(CONFIGS["tiny"])
+    values = {k: v for k, v in shipped.items() if k != "numerics"} | {"hidden": 96, "split": 2, "ffn": 64}
+    path = tmp_path / "split.json"
     path.write_text(json.dumps(values, indent=1))
     assert main(["run", str(path), "--quiet", "--json", "--backend", "numpy"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["numerics"] == "f32"
-    assert "expert_ffn 40 is not a positive multiple of 32: the step runs in f32 numerics" in err
+    assert "split 2 does not cut hidden (96) into whole blocks of 32: the step runs in f32 numerics" in err
     assert main(["run", str(path), "--quiet", "--backend", "numpy", "--set", "numerics=int8"]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:" in err and "expert_ffn 40 is not a positive multiple of 32" in err and "internal error" not in err
+    assert f"{path}:" in err and "split 2 does not cut hidden (96)" in err and "internal error" not in err

@@ -260,10 +260,6 @@ def test_the_largest_config_builds_fast():
 @pytest.mark.parametrize(
     "change, message",
     [
-        (
-            {"ffn": None, "experts": 4, "topk": 2, "expert_ffn": 64, "hidden": 100},
-            "hidden 100 is not a multiple of 32 (a quantized block), as a mixture under int8 needs",
-        ),
         ({"head_dim": 33}, "head_dim 33 is odd"),
         ({"kv_heads": 3}, "kv_heads 3 does not divide heads 4"),
         ({"layers": 0}, "layers must be at least 1, not 0"),
@@ -272,7 +268,7 @@ def test_the_largest_config_builds_fast():
         ({"experts": 4, "topk": 2, "expert_ffn": 64}, "give either ffn (a dense MLP) or experts"),
         ({"ffn": None}, "experts, topk, expert_ffn missing"),
         ({"ffn": None, "experts": 4, "topk": 5, "expert_ffn": 64}, "topk 5 is not between 1 and experts 4"),
-        ({"ffn": None, "experts": 4, "topk": 2, "expert_ffn": 48}, "expert_ffn 48 is not a positive multiple"),
+        ({"ffn": None, "experts": 4, "topk": 2, "expert_ffn": 0}, "expert_ffn must be at least 1, not 0"),
         ({"ffn": 0}, "ffn must be at least 1, not 0"),
         ({"ffn": 80, "split": 4}, "split 4 does not cut ffn (80) into parts of whole blocks of 32, none empty"),
         ({"split": 3}, "split 3 does not cut hidden (128) into whole blocks"),

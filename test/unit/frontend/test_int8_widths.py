@@ -41,17 +41,20 @@ KEYS = ["layers=2", "hidden=80", "heads=5", "kv_heads=1", "head_dim=16", "ffn=19
 
 PROMPT = [3, 17, 42, 5, 99, 7, 150, 64, 1, 33]
 
+MIXTURE = ["ffn=none", "experts=4", "topk=2", "expert_ffn=48"]
+"""A mixture in place of the MLP, its experts 48 wide (which 32 does not cut)."""
+
 
 def _step(numerics: str, *keys: str):
     return step_of(steps(decoder_step(load("tiny", [*KEYS, f"numerics={numerics}", *keys])))[0])[0]
 
 
 def _products(step):
-    """Each launch that multiplies by a weight matrix, its matrix, and the form its product reads the activation `x`
-    in (quant where a fused prologue quantizes the plain row it reads)."""
+    """Each launch that multiplies by a weight matrix (but a mixture), its matrix, and the form its product reads the
+    activation `x` in (quant where a fused prologue quantizes the plain row it reads)."""
     for launch in step.launches:
         matrices = [n for n in launch.ins if step.tensors[n].role is Role.WEIGHT and len(step.tensors[n].shape) >= 2]
-        if matrices and launch.kind not in ("gather", "gather_norm"):
+        if matrices and launch.kind not in ("gather", "gather_norm") and not launch.kind.startswith("moe"):
             x = launch.ins[0]
             read = {t.form for t in launch.reads if t.tensor == x}
             yield launch, step.tensors[matrices[0]], {Form.QUANT} if launch.params.get("quantize") else read
@@ -78,6 +81,30 @@ def test_a_product_reads_int8_where_32_cuts_its_k_and_f32_elsewhere(numerics, fu
     assert quantized == {"l0.m", "l1.m"}
 
 
+@pytest.mark.parametrize(
+    "hidden, expert_ffn, shared_ffn",
+    [(80, 64, None), (64, 48, None), (64, 64, 40), (64, 64, 32), (64, 64, None)],
+)
+@pytest.mark.parametrize("rows", [1, 4])
+def test_a_mixture_reads_int8_where_32_cuts_all_its_widths_and_multiplies_in_f32_elsewhere(
+    hidden, expert_ffn, shared_ffn, rows
+):
+    """Its kernels quantize its hidden rows together under int8 (as the seed's do): a mixture whose hidden size,
+    experts or shared expert 32 does not cut says `f32` and keeps every matrix f32; one whose widths are all whole
+    blocks keeps them Q8_0 (its routers f32 either way)."""
+    keys = ["ffn=none", "experts=4", "topk=2", f"hidden={hidden}", f"expert_ffn={expert_ffn}", f"rows={rows}"]
+    step = _step("int8", *keys, f"shared_ffn={shared_ffn or 'none'}")
+    whole = all(w % QBLOCK == 0 for w in (hidden, expert_ffn, shared_ffn or 0))
+    mixtures = [launch for launch in step.launches if launch.kind.startswith("moe")]
+    assert len(mixtures) == 2
+    for launch in mixtures:
+        assert launch.params["f32"] == (0 if whole else 1)
+        for name in launch.ins:
+            t = step.tensors[name]
+            if t.role is Role.WEIGHT and len(t.shape) > 1:
+                assert t.elem == ("f32" if "router" in name or not whole else "i8"), name
+
+
 def _untied_feeds(step) -> dict[str, np.ndarray]:
     """Feeds of the first seed that quantizes no value within reference_step.TIE of a rounding tie (where the runs and
     the reference may each round either way)."""
@@ -99,6 +126,11 @@ def _untied_feeds(step) -> dict[str, np.ndarray]:
         ["hidden=64", "ffn=80", "qk_norm=true"],  # q/k/v and gate/up int8, the output projection and down in f32
         # delta-rule heads of 16 (their output read plain) between attention layers, the gated attention's
         ["attn_interval=2", "lin_key_heads=2", "lin_value_heads=4", "lin_head_dim=16", "attn_gate=true"],
+        # mixtures in f32: over hidden 80; over hidden 64 with experts of 48; with a shared expert of 40
+        [*MIXTURE],
+        [*MIXTURE, "rows=4", "fuse=true"],
+        [*MIXTURE, "hidden=64", "rows=4"],
+        [*MIXTURE, "hidden=64", "expert_ffn=64", "shared_ffn=40", "fuse=true"],
     ],
 )
 @pytest.mark.parametrize("numerics", ["int8", "int8x2"])
@@ -118,23 +150,22 @@ def test_fused_and_unfused_steps_compute_what_the_reference_does(numerics, keys)
 
 
 @pytest.mark.parametrize("numerics", ["int8", "int8x2"])
-def test_the_logits_are_near_transformers_as_a_whole_block_models_are(tmp_path, numerics):
-    model = tiny(tmp_path, "llama", **ODD)
+@pytest.mark.parametrize(
+    "model_type, changes",
+    [("llama", ODD), ("qwen3_moe", dict(ODD, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=40))],
+)
+def test_the_logits_are_near_transformers_as_a_whole_block_models_are(tmp_path, numerics, model_type, changes):
+    model = tiny(tmp_path, model_type, **changes)
     with torch.no_grad():
         want = model(torch.tensor([PROMPT])).logits[0].numpy()
     c = load(str(tmp_path), [f"numerics={numerics}"])
-    assert (c.hidden, c.q_dim, c.ffn) == (80, 80, 192)
-    each = {}
+    assert (c.hidden, c.q_dim) == (80, 80)
     for fuse in (True, False):
-        got = Session(
-            c if fuse else load(str(tmp_path), [f"numerics={numerics}", "lane_fuse=false"]),
-            Checkpoint(tmp_path, c),
-            chunk=4,
-        ).forward(PROMPT)
-        each[fuse] = np.abs(got - want).max(axis=1) / np.abs(want).max()
-    median, largest = QUANTIZED_BOUNDS[numerics]
-    for off in each.values():
-        assert np.median(off) <= median and off.max() <= largest
+        config = c if fuse else load(str(tmp_path), [f"numerics={numerics}", "lane_fuse=false"])
+        got = Session(config, Checkpoint(tmp_path, c), chunk=4).forward(PROMPT)
+        off = np.abs(got - want).max(axis=1) / np.abs(want).max()
+        median, largest = QUANTIZED_BOUNDS[numerics]
+        assert np.median(off) <= median and off.max() <= largest, (fuse, np.median(off), off.max())
 
 
 def test_lanearena_run_takes_int8_asked_for_and_says_which_products_run_in_f32(tmp_path, capsys):
@@ -167,24 +198,30 @@ needs)."""
     rows=st.sampled_from([1, 3]),
     numerics=st.sampled_from(["int8", "int8x2"]),
     fuse=st.booleans(),
+    mixture=st.booleans(),
 )
-def test_any_widths_run_as_the_reference_computes_them(hidden, heads, head_dim, ffn, split, rows, numerics, fuse):
+def test_any_widths_run_as_the_reference_computes_them(
+    hidden, heads, head_dim, ffn, split, rows, numerics, fuse, mixture
+):
     """Drawn widths: the config is taken, or refused naming the split and the width it does not cut (into whole
     blocks where the product reads int8, parts of whole blocks but the last elsewhere); a step taken has each
-    product in int8 where 32 cuts its k and in f32 elsewhere, and runs as the float64 reference of the step computes
-    it."""
+    product in int8 where 32 cuts its k and in f32 elsewhere (a mixture, experts of `ffn` in place of the MLP, in
+    int8 where 32 cuts all its widths), and runs as the float64 reference of the step computes it."""
     keys = [f"hidden={hidden}", f"heads={heads}", "kv_heads=1", f"head_dim={head_dim}", f"ffn={ffn}", "vocab=96"]
     keys += ["max_len=8", f"split={split}", f"rows={rows}", f"numerics={numerics}", f"lane_fuse={str(fuse).lower()}"]
+    keys += ["ffn=none", "experts=3", "topk=2", f"expert_ffn={ffn}"] if mixture else []
     try:
         c = load("tiny", keys)
     except ConfigError as e:
-        named = [k for k in (hidden, heads * head_dim, ffn) if f"({k})" in str(e)]
+        named = [k for k in (hidden, heads * head_dim, *([] if mixture else [ffn])) if f"({k})" in str(e)]
         assert e.key in ("split", "head_split") and str(e).startswith(f"--set split={split}: ") and named, e
         return
     p = placed(api.place(decoder_step(c), PlaceOptions()))
     for launch, w, forms in _products(p.step):
         whole = w.shape[-1] % QBLOCK == 0
         assert (w.elem, forms) == ("i8" if whole else "f32", {Form.QUANT if whole else Form.PLAIN}), launch.kind
+    in_f32 = {launch.params["f32"] for launch in p.step.launches if launch.kind.startswith("moe")}
+    assert in_f32 == ({int(hidden % QBLOCK > 0 or ffn % QBLOCK > 0)} if mixture else set())
     feeds = random_feeds(p.step, 0)
     meant = reference_step.run(p.step, feeds)
     assume(not meant.ambiguous(p.step.numerics) and meant.nearest_tie > reference_step.TIE)
