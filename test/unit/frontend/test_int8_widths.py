@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from lanearena import api
 from lanearena.cli import main
 from lanearena.cli.memory import OVERHEAD, config_bytes
-from lanearena.frontend import ConfigError, decoder_step, load
+from lanearena.frontend import ConfigError, StepBuilder, decoder_step, load
 from lanearena.frontend.checkpoint import Checkpoint
 from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.device import NumpyDevice
@@ -241,3 +241,18 @@ def test_the_memory_estimate_counts_each_weight_matrix_in_its_own_element():
     held = sum(weight_array_bytes(t.length, t.elem) for t in matrices)
     caches = 2 * c.max_len * c.kv_dim * 4
     assert abs(config_bytes(c) - caches - OVERHEAD - held) <= 0.01 * held
+
+
+@pytest.mark.parametrize("elem, paired", [("i8", False), ("f32", True)])
+def test_a_mixture_in_f32_takes_no_q8_0_weight_and_no_paired_gemm(elem, paired):
+    """`f32` says the mixture multiplies in f32: a Q8_0 matrix, or the paired GEMM that quantizes the hidden rows,
+    is refused where the launch is made, named."""
+    b = StepBuilder("s", "int8")
+    x, out = b.input("x", (64,)), b.tensor("out", (64,))
+    weights = [b.weight("wr", (4, 64)), *(b.weight(n, (4, 32, 64), elem) for n in ("wg", "wu"))]
+    weights.append(b.weight("wd", (4, 64, 32), elem))
+    flags = {"tc": 1, "paired": 1} if paired else {}
+    with pytest.raises(
+        ValueError, match=r"launch #0: lane.moe: f32 multiplies in f32: no Q8_0 weight, .* no paired GEMM"
+    ):
+        b.launch("moe", ins=[x, *weights], outs=[out], experts=4, topk=2, f32=1, **flags)
