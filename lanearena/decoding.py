@@ -2,17 +2,22 @@
 temperature, top-k and top-p from a seeded uniform number), stopping at an end-of-sequence token, each token handed
 to a callback as it is chosen (to stream its text).
 
-The choice is one procedure that a device kernel can mirror, given the logits and one uniform number `u` in [0, 1):
+The choice is one procedure, which the `lane.sample` kernel computes on the device (in f32) and `choose` states
+(in float64, or in the kernel's f32 for its numpy twin), given a row of logits and one uniform number `u` in [0, 1):
 
 1. temperature 0: the arg-max (the first of equal largest values);
-2. else the tokens ordered by logit, largest first (ties: the lower id first), the first `top_k` kept (0: all);
-3. weights `exp((logit - largest) / temperature)` in float64 over those kept;
-4. top-p under 1: the shortest prefix whose weights reach `top_p` of their sum kept (at least one token);
-5. the token is the first of the prefix whose running sum of weights exceeds `u` times their sum.
+2. a NaN or +Inf among the logits: no token (-1; nothing to draw from: the weights overflowed);
+3. else the logits kept are those from the `top_k`-th largest up (counted with repeats; 0: all), ties kept together;
+4. weights `exp((logit - largest) / temperature)`;
+5. top-p under 1: of those kept, the fewest largest whose weight reaches `top_p` of theirs (ties kept together);
+6. the token is the first kept, in id order, whose running sum of weights exceeds `u` times their sum (the last
+   kept where rounding leaves none).
 
-The uniform number of the `i`-th generated token (from 0) is the first double of numpy's Philox-4x64 generator keyed
-by the seed at counter `i`: the same seed gives the same tokens wherever the logits are the same, and one token's
-draw does not depend on how many were drawn before (a counter-based generator, as a kernel's would be)."""
+No step sorts: a kernel finds the `top_k`-th largest by a radix select and the top-p cut by a search over values,
+and draws in id order. The uniform number of the `i`-th generated token (from 0) is the first double of numpy's
+Philox-4x64 generator keyed by the seed at counter `i`, cut to a multiple of 2^-24 (a float32 exactly, as the step's
+`draw` input takes it): the same seed gives the same tokens wherever the logits are the same, and one token's draw
+does not depend on how many were drawn before (a counter-based generator)."""
 
 from __future__ import annotations
 
@@ -47,30 +52,38 @@ class Sampling:
 
 
 def uniform(seed: int, i: int) -> float:
-    """The uniform number in [0, 1) of the `i`-th generated token under `seed`."""
-    return float(np.random.Generator(np.random.Philox(key=seed, counter=i)).random())
+    """The uniform number in [0, 1) of the `i`-th generated token under `seed`: a multiple of 2^-24."""
+    double = np.random.Generator(np.random.Philox(key=seed, counter=i)).random()
+    return float(np.floor(double * 2.0**24) / 2.0**24)
 
 
-def choose(logits: np.ndarray, s: Sampling, u: float) -> int:
-    """The token `s` chooses from one position's `logits` with uniform number `u` (the module's procedure)."""
+def choose(logits: np.ndarray, s: Sampling, u: float, dtype: type[np.floating] = np.float64) -> int:
+    """The token `s` chooses from one position's `logits` with uniform number `u` (the module's procedure, its
+    weights and sums in `dtype`), -1 where the logits hold a NaN or +Inf."""
+    x = np.asarray(logits, np.float32)
     if s.temperature == 0:
-        return int(np.argmax(logits))
-    order = np.argsort(-logits.astype(np.float64), kind="stable")
-    if s.top_k:
-        order = order[: s.top_k]
-    kept = logits[order].astype(np.float64)
-    weights = np.exp((kept - kept[0]) / s.temperature)
-    sums = np.cumsum(weights)
+        return int(np.argmax(x))
+    if np.isnan(x).any() or np.isposinf(x).any() or not len(x) or x.max() == -np.inf:
+        return -1
+    kept = np.ones(len(x), bool)
+    if 0 < s.top_k < len(x):
+        kept = x >= np.partition(x, len(x) - s.top_k)[len(x) - s.top_k]
+    xs: np.ndarray = x.astype(dtype)
+    weights = np.where(kept, np.exp((xs - xs.max()) / dtype(s.temperature)), dtype(0))
     if s.top_p < 1:
-        cut = int(np.searchsorted(sums, s.top_p * sums[-1])) + 1
-        sums = sums[: max(1, min(cut, len(sums)))]
-    at = int(np.searchsorted(sums, u * sums[-1], side="right"))
-    return int(order[min(at, len(sums) - 1)])
+        order = np.argsort(-x, kind="stable")[: int(kept.sum())]  # the kept, largest first
+        values, mass = x[order], np.cumsum(weights[order], dtype=dtype)  # type: np.ndarray, np.ndarray
+        ends = np.flatnonzero(np.append(values[1:] != values[:-1], True))  # each run of equal values' last
+        cut = values[ends[int(np.argmax(mass[ends] >= dtype(s.top_p) * weights.sum(dtype=dtype)))]]
+        weights = np.where(x >= cut, weights, dtype(0))
+    running: np.ndarray = np.cumsum(weights, dtype=dtype)
+    passed = np.flatnonzero((running > dtype(u) * running[-1]) & (weights > 0))
+    return int(passed[0]) if len(passed) else int(np.flatnonzero(weights > 0)[-1])
 
 
-Next = Callable[[list[int], bool], tuple[int, "np.ndarray | None"]]
-"""A model run on token ids at its next positions (a `Session.next`): the arg-max token of the last, and (where
-the flag asks) its row of logits."""
+Next = Callable[[list[int], bool, float], tuple[int, "np.ndarray | None"]]
+"""A model run on token ids at its next positions (a `Session.next`): the token of the last, the arg-max or drawn
+with the given uniform number, and (where the flag asks) its row of logits."""
 
 
 def generate(
@@ -82,20 +95,18 @@ def generate(
     on_token: Callable[[int], None] = lambda token: None,
     keep_logits: bool = False,
 ) -> tuple[list[int], np.ndarray | None]:
-    """At most `n` tokens after `prompt`, up to and including the first of `stop`, each the arg-max token `run`
-    gives for the ids run at the next positions (greedy: no logits read), or sampled from the logits it gives;
-    and, where `keep_logits`, the logits each was chosen from (one row a token, f32), else None. `on_token` is
-    called with each token as soon as it is chosen. With `n` 0 nothing is run."""
+    """At most `n` tokens after `prompt`, up to and including the first of `stop`, each the token `run` gives for
+    the ids run at the next positions, drawn with the uniform number of its index under `sampling`'s seed (`run`
+    draws by `sampling`'s temperature, top-k and top-p: a session built with them; greedy, it takes the arg-max);
+    and, where `keep_logits`, the logits each was chosen from (one row a token, f32), else None. Only the token is
+    read back unless `keep_logits`. `on_token` is called with each token as soon as it is chosen. With `n` 0 nothing
+    is run."""
     stops = frozenset(stop)
-    logits_read = keep_logits or sampling.temperature > 0
     tokens: list[int] = []
     seen: list[np.ndarray] = []
     ids = prompt
     for i in range(n):
-        token, logits = run(ids, logits_read)
-        if sampling.temperature:
-            assert logits is not None
-            token = choose(logits, sampling, uniform(sampling.seed, i))
+        token, logits = run(ids, keep_logits, uniform(sampling.seed, i) if sampling.temperature else 0.0)
         tokens.append(token)
         if keep_logits:
             assert logits is not None

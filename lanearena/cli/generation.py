@@ -24,7 +24,7 @@ from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
 from lanearena.frontend.model_files import ConfigJson
 from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
-from lanearena.lowering.serving.session import Admit, Session
+from lanearena.lowering.serving.session import Admit, Overflow, Session
 from lanearena.lowering.serving.weights import RandomWeights, WeightSource
 from lanearena.model import Step
 
@@ -187,7 +187,8 @@ def _admit(config: DecoderConfig) -> Admit:
 class Asked:
     """What a generation is asked for, read and checked before anything is built: the prompt's `ids`, the
     `tokenizer` that made them (None for ids given), at most `n` tokens, the `config` with caches of the run's
-    length, the `stop` ids and the `sampling`."""
+    length (and, sampling, the step that draws its token by `sampling` on the device), the `stop` ids and the
+    `sampling`."""
 
     ids: list[int]
     tokenizer: Any
@@ -202,9 +203,21 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     checked."""
     ids, tok = _prompt(args, config.vocab)
     n = DEFAULT_TOKENS if args.generate is None else args.generate
-    sized = dataclasses.replace(config, max_len=run_length(config, len(ids) + n, args.max_len))
+    sampling = Sampling(  # the flags', else the config's own (`--set temperature=...`)
+        args.temperature or config.temperature,
+        args.top_k or config.top_k,
+        args.top_p if args.top_p != 1 else config.top_p,
+        args.seed,
+    )
+    sized = dataclasses.replace(
+        config,
+        max_len=run_length(config, len(ids) + n, args.max_len),
+        temperature=sampling.temperature,
+        top_k=sampling.top_k,
+        top_p=sampling.top_p,
+    )
     stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
-    return Asked(ids, tok, n, sized, stop, Sampling(args.temperature, args.top_k, args.top_p, args.seed))
+    return Asked(ids, tok, n, sized, stop, sampling)
 
 
 def generate(args, run: Asked, weights: WeightSource | None, backend: str, show) -> dict:
@@ -238,7 +251,10 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         stream(token)
 
     t = time.perf_counter()
-    tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None)
+    try:
+        tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None)
+    except Overflow as e:  # the weights' fault, not the config's
+        raise UserError(f"{args.model}: {e}") from None
     spent = time.perf_counter() - t
     if streamed:
         _write("\n")
@@ -256,6 +272,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         "prompt": ids,
         "tokens": tokens,
         "stopped": "eos" if tokens and tokens[-1] in stop else "length",
+        "sampling": dataclasses.asdict(run.sampling) if run.sampling.temperature else "greedy",
     }
     if tok is not None and args.json:
         report["text"] = tok.decode(tokens)

@@ -29,9 +29,10 @@ def layer_prefix(layer: int) -> str:
 
 def decoder_step(c: DecoderConfig) -> ModuleOp:
     """The step of config `c`: the embedding gathered into the residual, each layer's attention and MLP (or
-    mixture) added to it, the final norm, the lm-head and the arg-max; the token (and, with `output_logits`, the
-    logits a sampler reads) are the outputs, the key/value caches are state. With `lane_fuse` (the default) the
-    launches are fused (`passes.fuse`) before anything places them."""
+    mixture) added to it, the final norm, the lm-head and the arg-max (or, at a temperature above 0, the token drawn
+    with the uniform numbers of the `draw` input); the token (and, with `output_logits`, the logits) are the
+    outputs, the key/value caches are state. With `lane_fuse` (the default) the launches are fused (`passes.fuse`)
+    before anything places them."""
     module = _Decoder(c).step()
     return fuse_module(module) if c.lane_fuse else module
 
@@ -92,7 +93,12 @@ class _Decoder:
         logits = b.tensor("logits", self.act(c.vocab))
         b.launch("gemv", ins=[(hf, self.read(lm_head)), lm_head], outs=[logits], split=c.head_split)
         token = b.tensor("token", (c.rows,), "i32")
-        b.launch("argmax", ins=[logits], outs=[token])
+        if c.temperature > 0:
+            draw = b.input("draw", (c.rows,), "f32")
+            sampling = {"temperature": c.temperature, "top_k": c.top_k, "top_p": c.top_p}
+            b.launch("sample", ins=[logits, draw], outs=[token], **sampling)
+        else:
+            b.launch("argmax", ins=[logits], outs=[token])
         b.output(token, *([logits] if c.output_logits else []))
         return b.module()
 

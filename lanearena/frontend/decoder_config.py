@@ -20,6 +20,12 @@ class ConfigError(ValueError):
         self.key = key
 
 
+MAX_LAYERS = 1024
+"""The most layers a step is built with: a config past it (10^6 layers of a tiny model fit in memory) would build for
+hours before anything could refuse it (1024 layers of hidden 32 took 111 s to build, place and run on the numpy
+runtime, measured on the 2-core CI machine)."""
+
+
 @dataclass(frozen=True)
 class DecoderConfig:
     """The shapes of a decoder step. `ffn` gives a dense MLP; `experts`, `topk` and `expert_ffn` a mixture of
@@ -32,7 +38,9 @@ class DecoderConfig:
     (`rope_factor`, and llama3's `rope_low`, `rope_high` and `rope_original`); `window` limits the attention of the
     layers from `window_from` on to the last `window` positions; `tie_embeddings` makes the lm-head the embedding
     table. `fuse` builds the first layer's norm into the embedding's gather and a mixture's residual add and next
-    norm into the mixture; `lane_fuse` (on by default) runs the `lane-fuse` pass over the step built."""
+    norm into the mixture; `lane_fuse` (on by default) runs the `lane-fuse` pass over the step built. `temperature`
+    above 0 makes the step draw its token (`lane.sample`, by `top_k` and `top_p`, with a uniform number a row in its
+    `draw` input) where 0 takes the arg-max."""
 
     name: str
     layers: int
@@ -81,6 +89,9 @@ class DecoderConfig:
     norm_topk: bool = True
     sparse_step: int = 1
     dense_layers: tuple[int, ...] = ()
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -167,6 +178,7 @@ def _check(c: DecoderConfig) -> None:
     _check_layers(c)
     _check_attention(c)
     _check_splits(c)
+    _check_sampling(c)
 
 
 def _need(ok: bool, key: str, message: str) -> None:
@@ -201,6 +213,12 @@ def _check_shapes(c: DecoderConfig) -> None:
     )
     for key in _AT_LEAST_ONE:
         _need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
+    _need(
+        c.layers <= MAX_LAYERS,
+        "layers",
+        f"layers {c.layers} are more than the {MAX_LAYERS} a step is built with (the largest published decoders have "
+        f"126; a step of {MAX_LAYERS} small layers takes about two minutes to build, place and run on the CPU)",
+    )
     _need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
     _need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
     _need(
@@ -334,6 +352,17 @@ def mixture_reads_int8(c: DecoderConfig) -> bool:
 
 QUANTIZED = frozenset(n.value for n in Numerics if n.quantized)
 """The numerics whose products read int8 activations."""
+
+
+def _check_sampling(c: DecoderConfig) -> None:
+    """How the step draws its token: a finite temperature from 0, a top-k from 0, a top-p in (0, 1]."""
+    _need(
+        0 <= c.temperature < float("inf"),
+        "temperature",
+        f"temperature must be a finite number from 0, not {c.temperature}",
+    )
+    _need(c.top_k >= 0, "top_k", f"top_k must be at least 0 (0: every token), not {c.top_k}")
+    _need(0 < c.top_p <= 1, "top_p", f"top_p must be in (0, 1], not {c.top_p}")
 
 
 def split_fits(k: int, split: int, quantized: bool) -> bool:

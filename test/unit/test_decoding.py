@@ -17,26 +17,27 @@ from lanearena.errors import UserError
 
 def _stated(logits: list[float], temperature: float, top_k: int, top_p: float, u: float) -> int:
     """The procedure as the module states it, in plain Python."""
+    n = len(logits)
     if temperature == 0:
-        return max(range(len(logits)), key=lambda i: (logits[i], -i))
-    order = sorted(range(len(logits)), key=lambda i: (-logits[i], i))
-    if top_k:
-        order = order[:top_k]
-    top = logits[order[0]]
-    weights = [math.exp((logits[i] - top) / temperature) for i in order]
+        return max(range(n), key=lambda i: (logits[i], -i))
+    kept = list(range(n))
+    if 0 < top_k < n:
+        kth = sorted(logits, reverse=True)[top_k - 1]
+        kept = [i for i in kept if logits[i] >= kth]
+    top = max(logits)
+    weight = {i: math.exp((logits[i] - top) / temperature) for i in kept}
     if top_p < 1:
-        total, running = sum(weights), 0.0
-        for n, w in enumerate(weights):
-            running += w
-            if running >= top_p * total:
-                weights = weights[: n + 1]
+        whole = sum(weight.values())
+        for v in sorted({logits[i] for i in kept}, reverse=True):
+            if sum(weight[i] for i in kept if logits[i] >= v) >= top_p * whole:
+                kept = [i for i in kept if logits[i] >= v]
                 break
-    total, running = sum(weights), 0.0
-    for i, w in zip(order, weights, strict=False):
-        running += w
-        if running > u * total:
+    total, running = sum(weight[i] for i in kept), 0.0
+    for i in kept:
+        running += weight[i]
+        if running > u * total and weight[i] > 0:
             return i
-    return order[len(weights) - 1]
+    return [i for i in kept if weight[i] > 0][-1]
 
 
 @settings(max_examples=300)
@@ -62,7 +63,9 @@ def test_the_draws_follow_the_probabilities():
 
 
 def test_a_tokens_uniform_number_depends_on_its_seed_and_index_alone():
-    assert uniform(7, 5) == uniform(7, 5) == float(np.random.Generator(np.random.Philox(key=7, counter=5)).random())
+    double = float(np.random.Generator(np.random.Philox(key=7, counter=5)).random())
+    assert uniform(7, 5) == uniform(7, 5) == math.floor(double * 2**24) / 2**24
+    assert all(float(np.float32(uniform(3, i))) == uniform(3, i) < 1 for i in range(200))  # a float32 exactly
     assert len({uniform(7, i) for i in range(50)}) == 50 and uniform(8, 5) != uniform(7, 5)
 
 
@@ -84,15 +87,17 @@ def test_sampling_out_of_range_is_refused(kwargs, message):
 
 class _Counting:
     """A model whose next token is the last one plus one (mod 10) (its logits 100 there, 0 elsewhere), and that
-    counts the positions it ran and the rows of logits asked of it."""
+    counts the positions it ran and the rows of logits asked of it, and keeps the uniform numbers it was given."""
 
     def __init__(self):
         self.ran = 0
         self.rows = 0
+        self.draws: list[float] = []
 
-    def __call__(self, ids, logits: bool) -> tuple[int, np.ndarray | None]:
+    def __call__(self, ids, logits: bool, draw: float) -> tuple[int, np.ndarray | None]:
         self.ran += len(ids)
         self.rows += logits
+        self.draws.append(draw)
         token = (ids[-1] + 1) % 10
         return token, 100 * np.eye(10, dtype=np.float32)[token] if logits else None
 
@@ -104,14 +109,13 @@ def test_generation_stops_after_the_first_end_token_and_runs_it_not():
     assert model.ran == 1 + 2  # the prompt, then 4 and 5: the end token is never run
 
 
-def test_greedy_generation_asks_for_no_logits_unless_kept_and_sampling_asks_every_token():
+def test_generation_reads_no_logits_unless_kept_and_hands_each_token_its_uniform_number():
     greedy = _Counting()
-    assert generate(greedy, [3], 4) == ([4, 5, 6, 7], None) and greedy.rows == 0
+    assert generate(greedy, [3], 4) == ([4, 5, 6, 7], None) and greedy.rows == 0 and greedy.draws == [0.0] * 4
     sampled = _Counting()
     tokens, logits = generate(sampled, [3], 4, Sampling(temperature=0.5, seed=1))
-    assert (
-        tokens == [4, 5, 6, 7] and logits is None and sampled.rows == 4
-    )  # exp(-200) the others' weight: the draw picks it
+    assert tokens == [4, 5, 6, 7] and logits is None and sampled.rows == 0
+    assert sampled.draws == [uniform(1, i) for i in range(4)]  # the device draws: the token's index keys its number
 
 
 def test_without_end_tokens_it_generates_the_count():

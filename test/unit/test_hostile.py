@@ -296,7 +296,8 @@ def test_run_refuses_a_negative_time_limit(capsys):
     assert "--time-limit must be a positive number of seconds" in capsys.readouterr().err
 
 
-# --- NaN and infinity: arg-max and the router pick in range, kernel and twin alike ----------------------------------
+# --- NaN and infinity: arg-max and the router pick in range (the arg-max refuses a row whose best is NaN or +Inf), ---
+# --- kernel and twin alike -----------------------------------------------------------------------------------------
 
 _BEATS = """__device__ __forceinline__ bool beats(float v, int i, float best, int at) {
   const bool vn = isnan(v), bn = isnan(best);
@@ -384,11 +385,16 @@ def _argmax_step(rows: int, v: int):
 )
 def test_arg_max_twin_on_nan_and_inf(fill):
     rows, v = 3, 2500  # three blocks of 1024 a row
-    source = placed(_argmax_step(rows, v)).source()
+    printed = placed(_argmax_step(rows, v)).source()
     logits = fill(np.random.default_rng(0).random((rows, v))).astype(np.float32)
-    out = load(source).run(NumpyDevice(), {"logits": logits})["out"]
-    np.testing.assert_array_equal(out, np.argmax(logits, axis=1))
-    assert all(_kernel_argmax(row) == o for row, o in zip(logits, out, strict=True))
+    out = load(printed).run(NumpyDevice(), {"logits": logits})["out"]
+
+    def refused(row: np.ndarray, at: int) -> int:  # argmax.cu's last line: no index where the best is NaN or +Inf
+        return -1 if np.isnan(row[at]) or np.isposinf(row[at]) else at
+
+    np.testing.assert_array_equal(out, [refused(row, int(np.argmax(row))) for row in logits])
+    assert all(refused(row, _kernel_argmax(row)) == o for row, o in zip(logits, out, strict=True))
+    assert "out[r] = isnan(best) || best == INFINITY ? -1 : at;" in (source.HERE / "argmax.cu").read_text()
 
 
 @pytest.mark.parametrize("router", [np.nan, np.inf, -np.inf])

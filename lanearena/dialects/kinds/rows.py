@@ -1,5 +1,5 @@
-"""Launch kinds that work a row or a value at a time: gather, norm, quantize, rope, binary, argmax, and the gather
-that norms what it gathers."""
+"""Launch kinds that work a row or a value at a time: gather, norm, quantize, rope, binary, argmax, sample, and the
+gather that norms what it gathers."""
 
 from __future__ import annotations
 
@@ -208,7 +208,8 @@ class BinaryOp(KernelOp):
 
 @irdl_op_definition
 class ArgmaxOp(KernelOp):
-    """`lane.argmax %logits -> %out`: each row's index of its largest value."""
+    """`lane.argmax %logits -> %out`: each row's index of its largest value (the first of equals), -1 where the row
+    holds a NaN or +Inf."""
 
     name = "lane.argmax"
     logits = operand_def(TensorType)
@@ -230,6 +231,37 @@ class ArgmaxOp(KernelOp):
             buffer("ai", "i32", rows * blocks * 4),
             counter("ac", rows * 4),
         ]
+
+
+@irdl_op_definition
+class SampleOp(KernelOp):
+    """`lane.sample %logits, %draw -> %out temperature top_k top_p`: each row's token drawn from its logits by
+    `decoding`'s procedure (at `temperature`, from the `top_k` most likely (0: all), of those the fewest whose
+    probability reaches `top_p`), with the row's uniform number in `draw`; -1 where the row holds NaN or +Inf (no
+    distribution to draw from)."""
+
+    name = "lane.sample"
+    logits = operand_def(TensorType)
+    draw = operand_def(TensorType)
+    out = operand_def(TensorType)
+    temperature = real(1.0)
+    top_k = count(0)
+    top_p = real(1.0)
+    INTS: ClassVar = ("out",)
+    assembly_format = signature(
+        [arg("logits"), arg("draw")], [arg("out")], option("temperature"), option("top_k"), option("top_p")
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        vocab, n = self.dims("logits")[-1], self.length("logits")
+        check_length(self, "out", n // vocab, f"{n // vocab} rows of {vocab} logits")
+        check_length(self, "draw", n // vocab, f"{n // vocab} rows of {vocab} logits, a uniform number each,")
+        t, p = self.temperature.value.data, self.top_p.value.data
+        if not t < float("inf"):
+            raise self.fail(f"temperature must be finite, not {t}")
+        if not p <= 1:
+            raise self.fail(f"top_p must be at most 1, not {p}")
 
 
 @irdl_op_definition
@@ -257,4 +289,13 @@ class GatherNormOp(KernelOp):
         check_norm(self, "x", "gain", "out")
 
 
-OPS: tuple[type[KernelOp], ...] = (GatherOp, NormOp, QuantizeOp, RopeOp, BinaryOp, ArgmaxOp, GatherNormOp)
+OPS: tuple[type[KernelOp], ...] = (
+    GatherOp,
+    NormOp,
+    QuantizeOp,
+    RopeOp,
+    BinaryOp,
+    ArgmaxOp,
+    SampleOp,
+    GatherNormOp,
+)

@@ -25,6 +25,7 @@ from lanearena.lowering.kernels import (  # noqa: F401  # each family registers 
     pointwise,
     rope_attention,
     rows,
+    sample,
     source,
     tiles,
 )

@@ -3,7 +3,8 @@
 
 #define ARGMAX_BLOCK 1024
 
-// out[r] = the index of the largest of the `v` logits of row r (ties to the lowest index); grid
+// out[r] = the index of the largest of the `v` logits of row r (ties to the lowest index), -1 where the row holds a
+// NaN or +Inf (nothing to choose from: the weights overflowed, and a sampler would draw nothing either); grid
 // (ceil(v / ARGMAX_BLOCK), rows). Each block writes its best value and index to av[r, b] and ai[r, b]; the last block
 // of a row to arrive at ac[r] picks the best of them, in block order.
 extern "C" __global__ void argmax(int* out, const float* logits, float* av, int* ai, int* ac, int v) {
@@ -42,5 +43,5 @@ extern "C" __global__ void argmax(int* out, const float* logits, float* av, int*
       at = bi;
     }
   }
-  out[r] = at;
+  out[r] = isnan(best) || best == INFINITY ? -1 : at;
 }

@@ -1,5 +1,5 @@
-"""The arg-max of each row of logits (argmax.cu), in blocks whose best values meet in scratch; its kernel call and
-numpy twin."""
+"""The arg-max of each row of logits (argmax.cu), in blocks whose best values meet in scratch, -1 for a row holding a
+NaN or +Inf; its kernel call and numpy twin."""
 
 from __future__ import annotations
 
@@ -35,5 +35,8 @@ def argmax(dev, grid, block, out, logits, av, ai, ac, v) -> None:
         dev.upload(int(av) + (r * blocks + b) * 4, values[at : at + 1])
         dev.upload(int(ai) + (r * blocks + b) * 4, np.array([i0 + at], I32))
         if counts.arrive(slice(r, r + 1), blocks):
-            best = dev.download(int(av) + r * blocks * 4, F32, blocks).argmax()
-            dev.upload(int(out) + r * 4, dev.download(int(ai) + r * blocks * 4, I32, blocks)[best : best + 1])
+            values = dev.download(int(av) + r * blocks * 4, F32, blocks)
+            best = int(values.argmax())  # a NaN ranks first, as in the kernel's `beats`
+            at = dev.download(int(ai) + r * blocks * 4, I32, blocks)[best : best + 1]
+            finite = not (np.isnan(values[best]) or np.isposinf(values[best]))
+            dev.upload(int(out) + r * 4, at if finite else np.array([-1], I32))

@@ -39,6 +39,12 @@ from lanearena.model import Role, Step
 from lanearena.options import PlaceOptions
 from lanearena.passes.arena_place import place_module
 
+
+class Overflow(UserError):
+    """A step's logits hold NaN or +Inf (its arg-max or its draw gave no token): the weights overflow the
+    numerics."""
+
+
 Admit = Callable[[Step, int], None]
 """A check of a step before the session allocates anything for it: given the step (plain data) and the bytes the
 session is about to allocate for it (its own arena, counters and computed buffers, and the weights and state that
@@ -74,23 +80,31 @@ class _Bound:
     def bind(self, dev, addrs: dict[str, int], graph: bool) -> None:
         """Allocates the step's own buffers on `dev`, its weights and state bound to the session's `addrs`, and makes
         its replay (a CUDA graph where `dev` is a GPU and `graph`)."""
-        inputs = {n: np.zeros(f.shape, np.int32) for n, f in self.lowered.feeds.items() if f.role is Role.INPUT}
+        inputs = {
+            n: np.zeros(f.shape, np.int32 if f.elem == "i32" else np.float32)
+            for n, f in self.lowered.feeds.items()
+            if f.role is Role.INPUT
+        }
         self.buffers = prepare(dev, self.lowered, inputs, addrs)
         self.replay = replayer(dev, self.lowered, self.buffers, graph)
 
-    def run(self, dev, ids: np.ndarray, pos: np.ndarray, poisoned: bool) -> None:
-        """The step run on `ids` at positions `pos` (one row each), the state updated; its arena and computed
-        buffers poisoned first where `poisoned`."""
+    def run(self, dev, ids: np.ndarray, pos: np.ndarray, draw: float, poisoned: bool) -> None:
+        """The step run on `ids` at positions `pos` (one row each), the state updated, the last row's token drawn
+        with uniform number `draw` where the step samples; its arena and computed buffers poisoned first where
+        `poisoned`."""
         lowered, b = self.lowered, self.buffers
         if poisoned:
             poison(dev, lowered, b)
-        for name, values in (("ids", ids), ("pos", pos)):
+        feeds = {"ids": ids.astype(np.int32), "pos": pos.astype(np.int32)}
+        if "draw" in lowered.feeds:  # only the last row's token is ever read
+            feeds["draw"] = np.full(len(ids), draw, np.float32)
+        for name, values in feeds.items():
             f = lowered.feeds[name]
-            dev.upload(b[f.buffer] + f.offset, values.astype(np.int32))
+            dev.upload(b[f.buffer] + f.offset, values)
         self.replay()
 
     def token(self, dev, row: int) -> int:
-        """The arg-max token of row `row` of the last run (4 bytes read back)."""
+        """The token of row `row` of the last run, the arg-max or drawn (4 bytes read back)."""
         t = self.lowered.results["token"]
         return int(dev.download(self.buffers[t.buffer] + t.offset + 4 * row, np.int32, 1)[0])
 
@@ -174,9 +188,10 @@ class Session:
                 self.device.fill(self.addrs[name], t.bytes, 0)
         self.length = 0
 
-    def _run(self, ids) -> Iterator[tuple[_Bound, int]]:
+    def _run(self, ids, draw: float = 0.0) -> Iterator[tuple[_Bound, int]]:
         """Token `ids` run at the next positions, whole chunks through the prefill step, the rest a row at a time
-        through the decode step: each step run, and the rows it ran, as it is run."""
+        through the decode step (a sampling step's rows drawn with uniform number `draw`): each step run, and the
+        rows it ran, as it is run."""
         ids = np.asarray(ids, np.int64).reshape(-1)
         if self.length + len(ids) > self.config.max_len:
             raise UserError(
@@ -188,7 +203,7 @@ class Session:
         while at < len(ids):
             s = self._prefill() if self.chunk > 1 and len(ids) - at >= self.chunk else self.decode
             rows = ids[at : at + s.rows]
-            s.run(self.device, rows, self.length + np.arange(len(rows)), self.debug_poison)
+            s.run(self.device, rows, self.length + np.arange(len(rows)), draw, self.debug_poison)
             self.length += len(rows)
             at += len(rows)
             yield s, len(rows)
@@ -198,13 +213,21 @@ class Session:
         out = [s.logits(self.device, range(rows)) for s, rows in self._run(ids)]
         return np.concatenate(out) if out else np.zeros((0, self.config.vocab), np.float32)
 
-    def next(self, ids, logits: bool = False) -> tuple[int, np.ndarray | None]:
-        """Token `ids` (at least one) run at the next positions: the arg-max token of the last (its 4 bytes read
-        back), and its row of logits where `logits` asks (else None)."""
+    def next(self, ids, logits: bool = False, draw: float = 0.0) -> tuple[int, np.ndarray | None]:
+        """Token `ids` (at least one) run at the next positions: the token of the last (its 4 bytes read back),
+        the arg-max, or where the config samples drawn on the device with uniform number `draw`; and its row of
+        logits where `logits` asks (else None). A token of -1 (NaN or +Inf among the logits, as the step finds
+        them) is refused."""
         if not len(ids):
             raise UserError("no token ids to run")
-        *_, (s, rows) = self._run(ids)
-        return s.token(self.device, rows - 1), s.logits(self.device, range(rows - 1, rows))[0] if logits else None
+        *_, (s, rows) = self._run(ids, draw)
+        token = s.token(self.device, rows - 1)
+        if token < 0:
+            raise Overflow(
+                f"{self.config.name}: the logits at position {self.length - 1} hold NaN or Inf: the weights or "
+                f"the {self.config.numerics} numerics overflow"
+            )
+        return token, s.logits(self.device, range(rows - 1, rows))[0] if logits else None
 
     def generate(self, prompt, n: int) -> tuple[list[int], np.ndarray]:
         """`n` tokens generated greedily after `prompt` (the arg-max of each position's logits), and the logits each

@@ -94,3 +94,23 @@ lane.step @mixture numerics(int8) {
   lane.moe %h(quant), %wr, %wg, %wu, %wd -> %y experts(4) topk(2)
   lane.output %y : !lane.tensor<128xf32>
 }
+
+// sample draws one token a row in one block of its own: no scratch, no counter; its parameters print where they
+// are not their defaults (top_p 1 is); the logits it reads are placed in the arena, the draw is an input.
+// CHECK-LABEL: lane.step @draw
+// JSON-LABEL: "step": "draw"
+// CHECK-DAG:  %logits = arena.tensor "logits" %arena{{.*}} plain({{[0-9]+}})
+// JSON-DAG: {"tensor": "logits", "form": "plain", "offset": {{[0-9]+}}, "bytes": 8192, "first": 0, "last": 1}
+// CHECK-DAG:  lane.sample %logits, %u -> %tok temperature(7.000000e-01) top_k(40){{$}}
+// CHECK-NOT:  scratch
+// CHECK:      lane.output
+lane.step @draw numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<2x128xf32>
+  %u = lane.input "u" : !lane.tensor<2xf32>
+  %wl = lane.weight "wl" : !lane.tensor<1000x128xf32>
+  %logits = lane.tensor "logits" : !lane.tensor<2x1000xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.gemv %x, %wl -> %logits
+  lane.sample %logits, %u -> %tok temperature(0.7) top_k(40) top_p(1.0)
+  lane.output %tok : !lane.tensor<2xi32>
+}

@@ -203,6 +203,16 @@ def test_a_seed_reproduces_its_sampled_tokens_chosen_by_the_stated_procedure(mod
     assert len(others | {tuple(greedy)}) > 1  # sampling at 1.5 does not always pick the arg-max
 
 
+def test_a_configs_own_sampling_is_the_default_and_the_report_names_it(model, capsys):
+    flags = _greedy(capsys, model, 8, "--temperature", "1.5", "--top-k", "20", "--top-p", "0.9", "--seed", "4")
+    own = _greedy(
+        capsys, model, 8, "--set", "temperature=1.5", "--set", "top_k=20", "--set", "top_p=0.9", "--seed", "4"
+    )
+    assert own["tokens"] == flags["tokens"]
+    assert own["sampling"] == {"temperature": 1.5, "top_k": 20, "top_p": 0.9, "seed": 4}
+    assert _greedy(capsys, model, 2)["sampling"] == "greedy"
+
+
 def test_top_k_1_is_greedy(model, capsys):
     assert (
         _greedy(capsys, model, 6, "--temperature", "3", "--top-k", "1", "--seed", "5")["tokens"]
@@ -363,7 +373,7 @@ def test_the_speed_fields_are_consistent_and_the_numpy_runtime_has_no_bound(mode
     assert one["ttft_ms"] > 0 and one["decode_ms"] is None and one["tokens_per_s"] is None
 
 
-def test_greedy_generation_reads_back_four_bytes_a_token_and_logits_only_where_asked(
+def test_generation_reads_back_four_bytes_a_token_sampled_or_not_and_logits_only_where_asked(
     model, capsys, monkeypatch, tmp_path
 ):
     made: list[CountingDevice] = []
@@ -374,4 +384,4 @@ def test_greedy_generation_reads_back_four_bytes_a_token_and_logits_only_where_a
     _greedy(capsys, model, 4, "--logits", str(tmp_path / "logits.npy"))
     assert made[-1].reads == [4, 4 * vocab] * 4
     _greedy(capsys, model, 4, "--temperature", "0.8")
-    assert made[-1].reads == [4, 4 * vocab] * 4  # sampling draws from the logits
+    assert made[-1].reads == [4] * 4  # the step draws the token on the device

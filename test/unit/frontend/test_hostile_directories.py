@@ -227,6 +227,21 @@ def test_a_weight_that_is_not_finite_is_refused_naming_the_tensor_and_index(mode
     assert f"{model}/model.safetensors: tensor 'model.layers.1.mlp.up_proj.weight' holds {bad} at [7, 3]" in err
 
 
+@pytest.mark.parametrize("numerics", ["f32", "int8"])
+@pytest.mark.parametrize("sampled", [[], ["--temperature", "0.7"]])
+def test_weights_whose_products_overflow_are_refused_at_the_first_position_they_overflow(
+    model, capsys, numerics, sampled
+):
+    """Finite weights (3e38, f32's largest is 3.4e38) whose sums overflow: the step finds NaN or Inf in the logits
+    (its arg-max or its draw gives no token) and the run says so, where before it printed the token 0."""
+    values = tensors(model)
+    values["model.layers.0.mlp.up_proj.weight"][:] = 3e38
+    rewrite(model, values)
+    err = _refused(capsys, model, "--prompt-ids", "1,2", "--generate", "3", "--set", f"numerics={numerics}", *sampled)
+    said = f"error: {model}: llama: the logits at position 1 hold NaN or Inf: the weights or the {numerics} numerics"
+    assert said in err
+
+
 # --- Configs typed as transformers types them ------------------------------------------------------------------
 
 
@@ -258,7 +273,17 @@ def test_a_config_nested_past_the_parser_is_refused(model, capsys, nothing_built
 def test_a_million_layers_are_refused_before_a_step_is_built(model, capsys, nothing_built):
     _config(model, num_hidden_layers=10**6)
     err = _refused(capsys, model)
-    assert f"{model}/config.json: the config makes 1000000 layers, and the checkpoint holds 2" in err
+    assert f"{model}/config.json:1: layers 1000000 are more than the 1024 a step is built with" in err
+
+
+def test_a_million_layers_of_random_weights_are_refused_before_a_step_is_built(tmp_path, capsys, nothing_built):
+    """A config file alone, whose 10^6 layers of width 32 fit in memory: refused by the layer count, not built."""
+    path = tmp_path / "deep.json"
+    shape = {"hidden_size": 32, "intermediate_size": 32, "num_attention_heads": 2, "num_key_value_heads": 1}
+    counts = {"num_hidden_layers": 10**6, "vocab_size": 64, "max_position_embeddings": 64}
+    path.write_text(json.dumps({"model_type": "llama", **counts, **shape}))
+    assert main(["run", str(path), "--quiet", "--backend", "numpy", "--random-weights"]) == 2
+    assert f"{path}:1: layers 1000000 are more than the 1024 a step is built with" in capsys.readouterr().err
 
 
 # --- A directory without safetensors weights: refused, naming what it holds --------------------------------------

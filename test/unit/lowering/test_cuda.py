@@ -105,6 +105,27 @@ def test_graph_replay_equals_the_plain_path_bit_for_bit(config):
         assert all(want[n].tobytes() == got[n].tobytes() for n in want)
 
 
+@pytest.mark.parametrize("config", ["tiny", "tiny-prefill"])
+def test_sampled_generation_on_the_gpu_draws_the_numpy_runtimes_tokens(config):
+    """GPU only. The same seed, the same tokens: a session whose step draws its token on the device (`lane.sample`,
+    top-k and top-p) generates on the GPU what it generates on the numpy runtime, greedy likewise."""
+    _gpu_or_skip()
+    import dataclasses
+
+    from lanearena import decoding
+    from lanearena.lowering.serving.session import Session
+    from lanearena.lowering.serving.weights import RandomWeights
+
+    for sampling in (decoding.Sampling(), decoding.Sampling(0.8, 20, 0.9, seed=7)):
+        drawn = {"temperature": sampling.temperature, "top_k": sampling.top_k, "top_p": sampling.top_p}
+        c = dataclasses.replace(load(config), **drawn)
+        tokens = [
+            decoding.generate(Session(c, RandomWeights(3), backend).next, [1, 2, 3, 4, 5], 24, sampling)[0]
+            for backend in ("cuda", "numpy")
+        ]
+        assert tokens[0] == tokens[1], (sampling, tokens)
+
+
 _AFTER_TORCH = """
 import torch
 held = torch.ones(1 << 20, device="cuda")  # PyTorch holds the GPU first (its primary context)

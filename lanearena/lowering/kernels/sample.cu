@@ -1,0 +1,146 @@
+// Each row's token drawn from its logits (lane.sample): the procedure of lanearena/decoding.py in f32, one block a
+// row, so that nothing meets in scratch and the draw needs no second launch.
+#include "common.cuh"
+
+// The 32-bit key that orders floats as their values do (NaN aside): larger value, larger key; -0 and +0 one key,
+// as they are one value.
+__device__ __forceinline__ unsigned key_of(float x) {
+  const unsigned u = __float_as_uint(x == 0.f ? 0.f : x);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// The largest of `v` over the block, in every thread.
+__device__ float block_max(float v) {
+  __shared__ float part[WARPS];
+  v = warp_max(v);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float m = part[0];
+#pragma unroll
+  for (int w = 1; w < WARPS; ++w) m = fmaxf(m, part[w]);
+  __syncthreads();
+  return m;
+}
+
+// The key of the k-th largest of the row's `v` values (0 < k < v), counted with repeats: a radix select, eight bits
+// a pass, in integer counts (the same on every run).
+__device__ unsigned kth_key(const float* row, int v, int k) {
+  __shared__ unsigned hist[256];
+  __shared__ unsigned picked[2];
+  unsigned prefix = 0, mask = 0, want = k;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < v; i += blockDim.x) {
+      const unsigned key = key_of(row[i]);
+      if ((key & mask) == prefix) atomicAdd(&hist[(key >> shift) & 255u], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      unsigned b = 255;
+      while (b > 0 && want > hist[b]) want -= hist[b--];
+      picked[0] = b;
+      picked[1] = want;
+    }
+    __syncthreads();
+    prefix |= picked[0] << shift;
+    mask |= 255u << shift;
+    want = picked[1];
+    __syncthreads();
+  }
+  return prefix;
+}
+
+// The weight of a value of the row: exp((x - largest) / temperature), 1 at the largest.
+__device__ __forceinline__ float weight(float x, float largest, float temperature) {
+  return expf((x - largest) / temperature);
+}
+
+// The kept weight of the row from key `from` up: the sum of the weights of the values whose key is at least `from`.
+__device__ float weight_from(const float* row, int v, unsigned from, float largest, float temperature) {
+  float s = 0.f;
+  for (int i = threadIdx.x; i < v; i += blockDim.x)
+    if (key_of(row[i]) >= from) s += weight(row[i], largest, temperature);
+  return block_sum(s);
+}
+
+// out[r] = the token drawn from row r of `logits` (rows of `v`) with the uniform number draw[r]: the values kept
+// are those from the top_k-th largest (top_k 0 or at least v: all), of those the fewest largest whose weight
+// reaches top_p of theirs (ties kept together); the token is the first kept, in id order, whose running weight
+// passes draw[r] times the kept weight. -1 where the row holds a NaN or +Inf. Grid (1, rows).
+extern "C" __global__ void sample(int* out, const float* logits, const float* draw, int v, float temperature,
+                                  int top_k, float top_p) {
+  __shared__ float parts[THREADS];
+  __shared__ int owner;
+  __shared__ float before, target;
+  const int r = blockIdx.y;
+  const float* row = logits + (long)r * v;
+
+  float largest = -INFINITY;
+  int bad = 0;
+  for (int i = threadIdx.x; i < v; i += blockDim.x) {
+    const float x = row[i];
+    bad |= isnan(x) || x == INFINITY;
+    largest = fmaxf(largest, x);
+  }
+  largest = block_max(largest);
+  if (__syncthreads_or(bad) || largest == -INFINITY) {  // the same in every thread: the block returns whole
+    if (threadIdx.x == 0) out[r] = -1;
+    return;
+  }
+
+  unsigned from = 0;  // the least key kept
+  if (top_k > 0 && top_k < v) from = kth_key(row, v, top_k);
+  if (top_p < 1.f) {  // the largest key from which the kept weight reaches top_p of the whole kept weight
+    const float need = top_p * weight_from(row, v, from, largest, temperature);
+    unsigned lo = from, hi = key_of(largest);
+    while (lo < hi) {
+      const unsigned mid = lo + (hi - lo) / 2 + 1;
+      if (weight_from(row, v, mid, largest, temperature) >= need)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    from = lo;
+  }
+
+  // each thread's run of ids, in order: their kept weight; the run the draw falls in; its walk
+  const int per = (v + blockDim.x - 1) / blockDim.x, i0 = threadIdx.x * per, i1 = min(v, i0 + per);
+  float s = 0.f;
+  for (int i = i0; i < i1; ++i)
+    if (key_of(row[i]) >= from) s += weight(row[i], largest, temperature);
+  parts[threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float total = 0.f;
+    for (int t = 0; t < blockDim.x; ++t) total += parts[t];
+    const float aim = draw[r] * total;
+    float run = 0.f;
+    int t = 0, last = 0;
+    for (; t < blockDim.x; ++t) {
+      if (parts[t] > 0.f) last = t;
+      if (run + parts[t] > aim && parts[t] > 0.f) break;
+      run += parts[t];
+    }
+    if (t == blockDim.x) {  // rounding left the aim past the sum: the last run with weight
+      t = last;
+      run = 0.f;
+      for (int j = 0; j < t; ++j) run += parts[j];
+    }
+    owner = t;
+    before = run;
+    target = aim;
+  }
+  __syncthreads();
+  if (threadIdx.x != owner) return;
+  float run = before;
+  int token = -1;
+  for (int i = i0; i < i1; ++i) {
+    const float w = key_of(row[i]) < from ? 0.f : weight(row[i], largest, temperature);
+    if (w == 0.f) continue;
+    token = i;  // the last with weight so far: the token where rounding leaves the aim past the run's end
+    run += w;
+    if (run > target) break;
+  }
+  out[r] = token;
+}
