@@ -4,7 +4,7 @@ drawn or read rather than the system killing the process half way."""
 from __future__ import annotations
 
 from lanearena.errors import UserError
-from lanearena.frontend.decoder_config import DecoderConfig
+from lanearena.frontend.decoder_config import DecoderConfig, mixture_reads_int8, reads_int8
 from lanearena.lowering.runtime.execute import fed
 from lanearena.model import QBLOCK, Numerics, Role, Step, weight_array_bytes
 
@@ -59,20 +59,27 @@ def check_memory(name: str, need: int, available: int | None) -> None:
 def config_bytes(c: DecoderConfig) -> int:
     """A lower bound of the host bytes a numpy run of config `c` takes, from its shapes alone (so that a config of
     a million layers is refused before its step is built): the embedding table and lm-head, each layer's attention
-    projections and key/value caches and its MLP's weights (a delta-rule layer's counted as nothing), in the step's
-    numerics, and the process itself."""
-    # Q8_0: a byte a value and an f32 scale a block; bf16: two bytes a value; f32: four
-    per = (QBLOCK + 4) / QBLOCK if c.quantized else 2 if c.numerics == Numerics.BF16 else 4
-    tables = c.vocab * c.hidden * (1 if c.tie_embeddings else 2)
-    weights = tables
+    projections and key/value caches and its MLP's weights (a delta-rule layer's counted as nothing), each matrix in
+    the element the step keeps it in (Q8_0 where its products read int8), and the process itself."""
+
+    def per(k: int) -> float:
+        """Bytes a value of a weight matrix of rows of `k` values: Q8_0 a byte and an f32 scale a block, bf16 two,
+        f32 four."""
+        return (QBLOCK + 4) / QBLOCK if reads_int8(c.numerics, k) else 2 if c.numerics == Numerics.BF16 else 4
+
+    weights = c.vocab * c.hidden * (1 if c.tie_embeddings else 2) * per(c.hidden)
     full = c.layers // c.attn_interval  # the full attention layers: every attn_interval-th
-    weights += full * 2 * c.hidden * (c.q_dim + c.kv_dim)
+    # q, k and v over the hidden row, the output projection over the attention's
+    weights += full * c.hidden * ((c.q_dim + 2 * c.kv_dim) * per(c.hidden) + c.q_dim * per(c.q_dim))
     caches = full * 2 * c.max_len * c.kv_dim * 4
     if c.mixture:
         assert c.experts is not None and c.expert_ffn is not None  # a mixture has them
         sparse = c.layers // max(c.sparse_step, 1) - len(c.dense_layers)
-        weights += max(sparse, 0) * c.experts * 3 * c.hidden * c.expert_ffn
+        # its matrices all Q8_0, or all of the numerics' float where a width of it 32 does not cut
+        rate = per(QBLOCK) if mixture_reads_int8(c) else per(1)
+        weights += max(sparse, 0) * c.experts * 3 * c.hidden * c.expert_ffn * rate
     else:
         assert c.ffn is not None  # a dense config has it
-        weights += c.layers * 3 * c.hidden * c.ffn
-    return int(weights * per) + caches + OVERHEAD
+        # gate and up over the hidden row, down over the gated one
+        weights += c.layers * c.hidden * c.ffn * (2 * per(c.hidden) + per(c.ffn))
+    return int(weights) + caches + OVERHEAD

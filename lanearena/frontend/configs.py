@@ -15,7 +15,7 @@ from typing import Any
 from lanearena.errors import UserError
 from lanearena.files import STDIN, STDIN_NAME, decode
 from lanearena.frontend.checkpoint import default_numerics
-from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, split_fits
+from lanearena.frontend.decoder_config import FIELD_TYPES, LAYERS, ConfigError, DecoderConfig, reads_int8, split_fits
 from lanearena.frontend.hf import hugging_face
 from lanearena.frontend.model_files import ConfigJson, read_config_json
 
@@ -100,8 +100,8 @@ def load(
         error = ConfigError(f"{at}: {e}", e.key)
         if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics", "int8") != "int8":
             raise error from None
-    # int8 by default only (no file or setting asked for it, and no checkpoint's bf16 or f32), and widths that are
-    # no whole Q8_0 blocks: f32 runs
+    # int8 by default only (no file or setting asked for it, and no checkpoint's bf16 or f32), and a split that cuts
+    # a k read int8 into no whole Q8_0 blocks: f32 runs (a product over a k that 32 does not cut runs in f32 alone)
     plain = values | {"numerics": "f32"}
     if not split:
         plain["split"] = fitting_split(plain)
@@ -122,10 +122,10 @@ def model_directory(spec: str) -> ConfigJson | None:
     return read_config_json(Path(spec), ConfigError)
 
 
-_BLOCK_KEYS = frozenset(
-    {"hidden", "head_dim", "ffn", "expert_ffn", "shared_ffn", "split", "head_split", "lin_head_dim"}
-)
-"""The keys whose widths an int8 step needs in whole blocks of 32 values (refused under it, taken in f32)."""
+_BLOCK_KEYS = frozenset({"split", "head_split"})
+"""The keys an int8 step needs to cut a k that products read int8 into whole blocks of 32 values: refused under
+int8 asked for, taken in f32 where int8 is only the default. A product over a k that 32 does not cut runs in f32 in
+an int8 step (a mixture too, whole: `frontend.decoder`)."""
 
 
 def setting(text: str) -> tuple[str, object]:
@@ -158,8 +158,8 @@ def setting(text: str) -> tuple[str, object]:
 
 def fitting_split(values: dict) -> int:
     """The largest of 4, 2 and 1 that cuts the k of every projection of the config `values` into whole parts (whole
-    blocks of 32 where the step quantizes): where a Hugging Face config gives no split."""
-    quantized = values.get("numerics", "int8") in ("int8", "int8x2")
+    blocks of 32 where the product reads int8): where a Hugging Face config gives no split."""
+    numerics = values.get("numerics", "int8")
 
     def whole(v: object) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
@@ -167,8 +167,7 @@ def fitting_split(values: dict) -> int:
     heads, head_dim = whole(values.get("heads")), whole(values.get("head_dim"))
     widths = [whole(values.get(k)) for k in ("hidden", "ffn")] + [heads * head_dim if heads and head_dim else None]
     ks = [k for k in widths if k is not None]
-    # none fits where a width is no whole number of blocks: the config's check then names that width
-    return next((s for s in (4, 2, 1) if all(split_fits(k, s, quantized) for k in ks)), 1)
+    return next((s for s in (4, 2) if all(split_fits(k, s, reads_int8(numerics, k)) for k in ks)), 1)  # 1 cuts any k
 
 
 def _read_json(path: Path, notes: list[str] | None = None):

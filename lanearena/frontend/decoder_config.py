@@ -202,15 +202,9 @@ _AT_LEAST_ONE = (
 """The counts a config must have at least one of."""
 
 
-def _blocks(c: DecoderConfig) -> int:
-    """The values a width must be a multiple of: blocks of QBLOCK where a step quantizes; an f32 step takes any."""
-    return QBLOCK if c.quantized else 1
-
-
 def _check_shapes(c: DecoderConfig) -> None:
-    """The name, the numerics and the attention's shapes: counts of at least 1, widths in whole quantized blocks,
-    heads the attention kernels hold, pairs for the rotation, kv heads that divide the heads, rows and splits that
-    fit the caches."""
+    """The name, the numerics and the attention's shapes: counts of at least 1, heads the attention kernels hold,
+    pairs for the rotation, kv heads that divide the heads, rows and splits that fit the caches."""
     _need(c.name != "", "name", "name must not be empty")
     _need(
         c.numerics in {n.value for n in Numerics},
@@ -227,8 +221,6 @@ def _check_shapes(c: DecoderConfig) -> None:
     )
     _need(c.norm_eps > 0, "norm_eps", f"norm_eps must be positive, not {c.norm_eps}")
     _need(c.rope_theta > 0, "rope_theta", f"rope_theta must be positive, not {c.rope_theta}")
-    blocks = _blocks(c)
-    _need(c.hidden % blocks == 0, "hidden", f"hidden {c.hidden} is not a multiple of {QBLOCK} (a quantized block)")
     _need(
         c.head_dim <= HEAD_DIM_MAX,
         "head_dim",
@@ -236,19 +228,13 @@ def _check_shapes(c: DecoderConfig) -> None:
     )
     _need(c.head_dim % 2 == 0, "head_dim", f"head_dim {c.head_dim} is odd: the rotation turns pairs of values")
     _need(c.heads % c.kv_heads == 0, "kv_heads", f"kv_heads {c.kv_heads} does not divide heads {c.heads}")
-    _need(
-        c.q_dim % blocks == 0,
-        "head_dim",
-        f"heads x head_dim ({c.q_dim}) is not a multiple of {QBLOCK} (a quantized block)",
-    )
     _need(c.rows <= c.max_len, "rows", f"rows {c.rows} do not fit in the caches' max_len {c.max_len}")
     _need(c.attn_splits <= c.max_len, "attn_splits", f"attn_splits {c.attn_splits} exceeds max_len {c.max_len}")
 
 
 def _check_mlp(c: DecoderConfig) -> None:
     """A dense MLP's width, or a mixture's experts, topk and width (and the dense layers' width among them), and
-    a shared expert's: positive widths in whole quantized blocks."""
-    blocks = _blocks(c)
+    a shared expert's: positive widths."""
     mixture = {k: getattr(c, k) for k in ("experts", "topk", "expert_ffn")}
     interleaved = bool(c.dense_layers) or c.sparse_step > 1
     if c.ffn is not None:
@@ -259,7 +245,7 @@ def _check_mlp(c: DecoderConfig) -> None:
             "give either ffn (a dense MLP) or experts, topk and expert_ffn (a mixture), not both (or both, with "
             "dense layers among the mixture's: dense_layers, sparse_step)",
         )
-        _need(c.ffn >= 1 and c.ffn % blocks == 0, "ffn", f"ffn {c.ffn} is not a positive multiple of {QBLOCK}")
+        _need(c.ffn >= 1, "ffn", f"ffn must be at least 1, not {c.ffn}")
     else:
         missing = [k for k, v in mixture.items() if v is None]
         _need(
@@ -270,11 +256,7 @@ def _check_mlp(c: DecoderConfig) -> None:
         assert c.experts is not None and c.topk is not None and c.expert_ffn is not None  # none missing
         _need(c.experts >= 1, "experts", f"experts must be at least 1, not {c.experts}")
         _need(1 <= c.topk <= c.experts, "topk", f"topk {c.topk} is not between 1 and experts {c.experts}")
-        _need(
-            c.expert_ffn >= 1 and c.expert_ffn % blocks == 0,
-            "expert_ffn",
-            f"expert_ffn {c.expert_ffn} is not a positive multiple of {QBLOCK}",
-        )
+        _need(c.expert_ffn >= 1, "expert_ffn", f"expert_ffn must be at least 1, not {c.expert_ffn}")
         dense = [layer for layer in range(c.layers) if not c.sparse(layer)]
         _need(
             c.ffn is not None or not dense,
@@ -283,11 +265,7 @@ def _check_mlp(c: DecoderConfig) -> None:
         )
     if c.shared_ffn is not None:
         _need(c.mixture, "shared_ffn", "a shared expert needs a mixture (experts, topk, expert_ffn)")
-        _need(
-            c.shared_ffn >= 1 and c.shared_ffn % blocks == 0,
-            "shared_ffn",
-            f"shared_ffn {c.shared_ffn} is not a positive multiple of {QBLOCK}",
-        )
+        _need(c.shared_ffn >= 1, "shared_ffn", f"shared_ffn must be at least 1, not {c.shared_ffn}")
 
 
 def _check_layers(c: DecoderConfig) -> None:
@@ -327,26 +305,53 @@ def _check_attention(c: DecoderConfig) -> None:
         f"lin_key_heads {c.lin_key_heads} do not divide lin_value_heads {c.lin_value_heads}",
     )
     _need(
-        c.lin_head_dim % _blocks(c) == 0 and c.lin_head_dim <= HEAD_DIM_MAX,
+        c.lin_head_dim <= HEAD_DIM_MAX,
         "lin_head_dim",
-        f"lin_head_dim {c.lin_head_dim} is not "
-        + (f"a multiple of {QBLOCK} (a quantized block) " if c.quantized else "")
-        + f"of at most {HEAD_DIM_MAX}",
+        f"lin_head_dim {c.lin_head_dim} is more than the {HEAD_DIM_MAX} values a head the delta rule holds",
     )
     _need(c.conv_kernel >= 2, "conv_kernel", f"conv_kernel must be at least 2, not {c.conv_kernel}")
 
 
 def _check_splits(c: DecoderConfig) -> None:
-    """The projections' split and the lm-head's cut every product's k into parts the kernels take."""
+    """The projections' split and the lm-head's cut every product's k into parts the kernels take: whole blocks
+    each where the product reads int8 (under int8 numerics, a k of whole blocks)."""
     cut = {"hidden": c.hidden, "heads x head_dim": c.q_dim, **({"ffn": c.ffn} if c.ffn is not None else {})}
-    parts = f"whole blocks of {QBLOCK}" if c.quantized else f"parts of whole blocks of {QBLOCK}, none empty"
     for what, k in cut.items():
-        _need(split_fits(k, c.split, c.quantized), "split", f"split {c.split} does not cut {what} ({k}) into {parts}")
+        _need(
+            split_fits(k, c.split, reads_int8(c.numerics, k)),
+            "split",
+            f"split {c.split} does not cut {what} ({k}) into {_parts(c, k)}",
+        )
     _need(
-        split_fits(c.hidden, c.head_split, c.quantized),
+        split_fits(c.hidden, c.head_split, reads_int8(c.numerics, c.hidden)),
         "head_split",
-        f"head_split {c.head_split} does not cut hidden ({c.hidden}) into {parts}",
+        f"head_split {c.head_split} does not cut hidden ({c.hidden}) into {_parts(c, c.hidden)}",
     )
+
+
+def _parts(c: DecoderConfig, k: int) -> str:
+    """What a split must cut a product over `k` values into."""
+    return (
+        f"whole blocks of {QBLOCK}" if reads_int8(c.numerics, k) else f"parts of whole blocks of {QBLOCK}, none empty"
+    )
+
+
+def reads_int8(numerics: str, k: int) -> bool:
+    """Whether a product over rows of `k` values reads int8 activations and a Q8_0 weight: under int8 numerics (one
+    word or two), where `k` is whole blocks of QBLOCK; the others multiply in f32 (their weights f32)."""
+    return numerics in QUANTIZED and k % QBLOCK == 0
+
+
+def mixture_reads_int8(c: DecoderConfig) -> bool:
+    """Whether a mixture's products read int8: under int8 numerics, where the hidden size, `expert_ffn` and
+    `shared_ffn` are all whole blocks of QBLOCK (its kernels quantize its hidden rows together, so it multiplies in
+    f32 whole where one is not)."""
+    widths = (c.hidden, c.expert_ffn or 0, c.shared_ffn or 0)
+    return all(reads_int8(c.numerics, k) for k in widths)
+
+
+QUANTIZED = frozenset(n.value for n in Numerics if n.quantized)
+"""The numerics whose products read int8 activations."""
 
 
 def _check_sampling(c: DecoderConfig) -> None:

@@ -36,6 +36,7 @@ _FLAGS = (
     option("router_split"),
     "(`tc` $tc^)?",
     "(`paired` $paired^)?",
+    "(`f32` $f32^)?",
 )
 
 
@@ -44,7 +45,9 @@ class _Mixture(KernelOp):
     d], `w_down` [experts, d, ffn]) into `out`, each weighed by its gate: the softmax over the chosen experts'
     logits (`gates(chosen)`, the default), or the chosen experts' shares of the softmax over all (`gates(all)`); a
     router cut along k in `router_split` parts; over a block of rows, on the tensor cores (`tc`), gate and up paired
-    in one GEMM that quantizes the hidden rows (`paired`)."""
+    in one GEMM that quantizes the hidden rows (`paired`). Under int8 numerics its hidden rows (and a block's
+    gathered rows) are quantized, as the seed's are, but with `f32`: a mixture whose widths 32 does not cut multiplies
+    in f32 (its weights f32) in an int8 step."""
 
     x_form = read_form()
     experts = count()
@@ -53,6 +56,7 @@ class _Mixture(KernelOp):
     router_split = count(1)
     tc = flag()
     paired = flag()
+    f32 = flag()
     UNQUANTIZED: ClassVar[tuple[str, ...]] = ("w_router",)
 
     def shape(self) -> tuple[int, int, int, int, int]:
@@ -60,11 +64,17 @@ class _Mixture(KernelOp):
         _, dff, d = self.dims("w_gate")
         return self.length("x") // d, d, dff, self.experts.value.data, self.topk.value.data
 
+    def quantizes_rows(self, numerics: Numerics | None) -> bool:
+        """Whether it quantizes its hidden rows (and a block's gathered rows): under int8 numerics, but with `f32`."""
+        return numerics is not None and numerics.quantized and self.f32 is None
+
     def verify_(self) -> None:
         super().verify_()
         experts, topk = self.experts.value.data, self.topk.value.data
         if self.paired is not None and self.tc is None:
             raise self.fail("paired gate and up rows are a GEMM on the tensor cores: paired needs tc")
+        if self.f32 is not None and (self.paired is not None or works_in_blocks(self)):
+            raise self.fail("f32 multiplies in f32: no Q8_0 weight, no quantized x, no paired GEMM")
         wg = self.dims("w_gate")
         if len(wg) != 3 or wg[0] != experts:
             raise self.fail(f"w_gate '{self.tensor('w_gate').tensor_name}' is {wg}, not [{experts} experts, ffn, d]")
@@ -84,7 +94,7 @@ class _Mixture(KernelOp):
             raise self.fail(
                 f"d of {d} values is not a whole number of {QBLOCK}-value blocks, as a quantized product needs"
             )
-        if (quant or ((numerics := step_numerics(self)) is not None and numerics.quantized)) and f % QBLOCK:
+        if (quant or self.quantizes_rows(step_numerics(self))) and f % QBLOCK:
             raise self.fail(
                 f"a hidden row of {f} values is not a whole number of {QBLOCK}-value blocks, as a quantized product "
                 "needs"
@@ -94,12 +104,12 @@ class _Mixture(KernelOp):
     def mixture_scratch(self, numerics: Numerics, shared: int = 0) -> list[Scratch]:
         """An expert mixture (`shared` the shared expert's hidden width, 0 without one). One row: its router logits,
         choices and weights, its count of blocks arrived, each choice's hidden row and the shared expert's,
-        quantized under int8. A block's rows: the choices grouped by expert (counts, offsets, the grouped list, each
-        choice's place), each choice's weighed result, hidden row (gate and up rows apart on the tensor cores, none
-        when the paired GEMM quantizes it), gathered activation row (quantized under int8), and a router cut along
-        k's parts and counts."""
+        quantized where it quantizes rows (`quantizes_rows`). A block's rows: the choices grouped by expert (counts,
+        offsets, the grouped list, each choice's place), each choice's weighed result, hidden row (gate and up rows
+        apart on the tensor cores, none when the paired GEMM quantizes it), gathered activation row (quantized where
+        it quantizes rows), and a router cut along k's parts and counts."""
         rows, d, dff, experts, k = self.shape()
-        quant = numerics.quantized
+        quant = self.quantizes_rows(numerics)
         if rows == 1:
             hidden = k * dff + shared
             v = [

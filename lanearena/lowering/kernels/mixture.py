@@ -59,7 +59,7 @@ def _mixture(op: Mixture):
         )
     if not 1 <= topk <= min(experts, TOPK_MAX):
         raise fail(op, f"top {topk} of {experts} experts (at most {TOPK_MAX})")
-    if (quantized(op, d) or numerics(op).quantized) and f % QBLOCK:
+    if (quantized(op, d) or op.quantizes_rows(numerics(op))) and f % QBLOCK:
         raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
     return x, (wr, wg, wu, wd), rows, d, f, experts, topk
 
@@ -155,7 +155,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     two = numerics(op).two_words
-    if not numerics(op).quantized:
+    if not op.quantizes_rows(numerics(op)):
         gathered = (ptr(at.scratch("gx")), NULL, NULL, NULL)
     else:
         if d % QBLOCK:
@@ -183,7 +183,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     hidden = (h, NULL, NULL, NULL)
-    if numerics(op).quantized:
+    if op.quantizes_rows(numerics(op)):
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if two else NULL, ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, choices * f))
         hidden = (NULL, *hq)
@@ -203,7 +203,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         # The shared expert's hidden rows reuse the choices' (h, hq): the weighed rows no longer need them.
         sg, su, sd, sr = (operand(op, f"w_shared_{n}") for n in ("gate", "up", "down", "router"))
         fs = sg.shape[0]
-        if fs > topk * f or (numerics(op).quantized and fs % QBLOCK):
+        if fs > topk * f or (op.quantizes_rows(numerics(op)) and fs % QBLOCK):
             raise fail(
                 op,
                 f"a shared hidden row of {fs} values does not fit the {topk} x {f} of the choices' "
@@ -229,7 +229,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
                 ),
             )
         )
-        if numerics(op).quantized:
+        if op.quantizes_rows(numerics(op)):
             calls.append(quantize_call(h, hidden[1:], rows * fs))
         shared, shared_matrices = (*hidden, *weight(op, at, sd), _router(op, at, sr)), [sd, sr]
     calls.append(
@@ -306,7 +306,7 @@ def decode_calls(op: Mixture, at: Operands) -> list[KernelCall]:
             )
         )
     hidden = (h, NULL, NULL, NULL)
-    if numerics(op).quantized:
+    if op.quantizes_rows(numerics(op)):
         if fs % QBLOCK:
             raise fail(op, f"a shared hidden row of {fs} values is not a whole number of {QBLOCK}-value blocks")
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl")) if numerics(op).two_words else NULL, ptr(at.scratch("hs")))

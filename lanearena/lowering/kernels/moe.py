@@ -51,7 +51,7 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
         )
     if not 1 <= topk <= min(experts, TOPK_MAX) or rows * d != x.length:
         raise fail(op, f"top {topk} of {experts} experts (at most {TOPK_MAX}), or {x.length} values not rows")
-    if (quantized(op, d) or numerics(op).quantized) and f % QBLOCK:
+    if (quantized(op, d) or op.quantizes_rows(numerics(op))) and f % QBLOCK:
         raise fail(op, f"hidden rows of {f} values are not a whole number of {QBLOCK}-value blocks")
     router, router_scales = weight(op, at, wr)
     if router_scales:
@@ -85,7 +85,7 @@ def moe_calls(op: MoeOp, at: Operands) -> list[KernelCall]:
         ),
     ]
     hidden = (h, ptr(0), ptr(0), ptr(0))
-    if numerics(op).quantized:
+    if op.quantizes_rows(numerics(op)):
         hq = (ptr(at.scratch("hq")), ptr(at.scratch("hl") if numerics(op).two_words else 0), ptr(at.scratch("hs")))
         calls.append(quantize_call(h, hq, rows * topk * f))
         hidden = (ptr(0), *hq)

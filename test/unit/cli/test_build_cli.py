@@ -59,7 +59,7 @@ def test_xdsl_opt_reads_what_it_writes(tmp_path, capsys):
     "argv, message",
     [
         (["tiny3"], "unknown config 'tiny3'"),
-        (["tiny", "--set", "hidden=100"], "--set hidden=100: hidden 100 is not a multiple of 32"),
+        (["tiny", "--set", "split=3"], "--set split=3: split 3 does not cut hidden (128) into whole blocks of 32"),
         (["tiny", "--set", "hiden=128"], "unknown key 'hiden' (did you mean 'hidden'?)"),
         (["{dir}/missing.json"], "cannot read config {dir}/missing.json: No such file or directory"),
         (["{dir}/bad.json"], "{dir}/bad.json:2:13: malformed JSON"),

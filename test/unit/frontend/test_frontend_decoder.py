@@ -260,7 +260,6 @@ def test_the_largest_config_builds_fast():
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"hidden": 100}, "hidden 100 is not a multiple of 32"),
         ({"head_dim": 33}, "head_dim 33 is odd"),
         ({"kv_heads": 3}, "kv_heads 3 does not divide heads 4"),
         ({"layers": 0}, "layers must be at least 1, not 0"),
@@ -269,8 +268,9 @@ def test_the_largest_config_builds_fast():
         ({"experts": 4, "topk": 2, "expert_ffn": 64}, "give either ffn (a dense MLP) or experts"),
         ({"ffn": None}, "experts, topk, expert_ffn missing"),
         ({"ffn": None, "experts": 4, "topk": 5, "expert_ffn": 64}, "topk 5 is not between 1 and experts 4"),
-        ({"ffn": None, "experts": 4, "topk": 2, "expert_ffn": 48}, "expert_ffn 48 is not a positive multiple"),
-        ({"ffn": 80}, "ffn 80 is not a positive multiple of 32"),
+        ({"ffn": None, "experts": 4, "topk": 2, "expert_ffn": 0}, "expert_ffn must be at least 1, not 0"),
+        ({"ffn": 0}, "ffn must be at least 1, not 0"),
+        ({"ffn": 80, "split": 4}, "split 4 does not cut ffn (80) into parts of whole blocks of 32, none empty"),
         ({"split": 3}, "split 3 does not cut hidden (128) into whole blocks"),
         ({"ffn": 96}, "split 2 does not cut ffn (96) into whole blocks"),
         ({"head_split": 8}, "head_split 8 does not cut hidden"),
@@ -341,7 +341,7 @@ def test_settings_change_a_shipped_config():
         ('{"layers": 2}', [], "bad.json: missing keys hidden, heads, kv_heads, head_dim, vocab, max_len"),
         ('{\n"layers": 2,\n"hiden": 128}', [], "bad.json:3: unknown key 'hiden' (did you mean 'hidden'?)"),
         (None, [], "bad.json:6: kv_heads 3 does not divide heads 4"),
-        (None, ["kv_heads=1", "head_dim=2"], "--set head_dim=2: heads x head_dim (8) is not a multiple of 32"),
+        (None, ["kv_heads=1", "head_dim=2"], "bad.json:16: split 2 does not cut heads x head_dim (8) into parts"),
         (None, ["layers=two"], "--set layers=two: layers is an integer, not 'two'"),
         (None, ["qk_norm=maybe"], "--set qk_norm=maybe: qk_norm is true or false"),
         (None, ["hidden"], "--set hidden: a setting is key=value"),

@@ -17,8 +17,9 @@ from the kernels are the ones that change a result beyond rounding, stated where
 - A quantized form is an array of its own (the values its blocks stand for), shared by a view that starts on a whole
   block and the tensor it views; a view that starts inside a block has a quantized array of its own.
 - A mixture's hidden rows (and its shared expert's) are quantized in the step's numerics before the down projection
-  where the numerics are int8; over more than one row its activation rows are gathered quantized (as read if read
-  quantized). An attention in two words reads its cache quantized a row a kv head (one scale for the head's values).
+  where the numerics are int8 and the launch does not say `f32`; over more than one row its activation rows are
+  gathered quantized then too (as read if read quantized). An attention in two words reads its cache quantized a row
+  a kv head (one scale for the head's values).
 - Top-k and arg-max rank NaN above every number, ties to the lower index.
 
 `run(step, feeds)` returns the outputs and state as the lowered module does, and records every discrete choice's
@@ -640,7 +641,7 @@ class Interpreter:
         experts, _, d = wg.shape
         topk = int(launch.params["topk"])
         rows = x.reshape(-1, d)
-        quant = self.numerics in ("int8", "int8x2")
+        quant = self.numerics in ("int8", "int8x2") and not launch.params.get("f32")
         gathered = rows
         if rows.shape[0] > 1 and quant and self.form_read(launch, o["x"]) == "plain":
             gathered = self.quantized(rows, f"rows of '{o['x']}' gathered").reshape(rows.shape)
