@@ -19,6 +19,7 @@ import numpy as np
 
 from lanearena import decoding
 from lanearena.cli.memory import added_bytes, available_memory, check_memory
+from lanearena.cli.products import f32_products
 from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
@@ -241,6 +242,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
     )
     session.ready(len(ids))
     ready = time.perf_counter() - t
+    in_f32 = f32_products(session.decode.module)
     show(f"generating {n} tokens after {len(ids)}")
     streamed = tok is not None and not args.json
     stream = TextStream(tok.decode, _write) if streamed else lambda token: None
@@ -270,6 +272,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         "tokens": tokens,
         "stopped": "eos" if tokens and tokens[-1] in stop else "length",
         "sampling": dataclasses.asdict(run.sampling) if run.sampling.temperature else "greedy",
+        **in_f32,
     }
     if tok is not None and args.json:
         report["text"] = tok.decode(tokens)

@@ -17,10 +17,8 @@ from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_json_of, config_of
 from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
 from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
+from lanearena.cli.products import f32_products
 from lanearena.cli.progress import Progress
-from lanearena.dialects.base import step_numerics
-from lanearena.dialects.kernel import KernelOp
-from lanearena.dialects.kinds.common import works_in_blocks
 from lanearena.errors import Overflow, UserError
 from lanearena.frontend import DecoderConfig, decoder_step
 from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
@@ -30,7 +28,6 @@ from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.runtime.backend import resolve_backend
 from lanearena.lowering.serving.compare import compare, gpu_timing
 from lanearena.lowering.serving.weights import WeightSource
-from lanearena.model import QBLOCK, Numerics
 
 COMPARISON_COPIES = 4
 """Copies of the inputs and state a comparison holds: drawn, on the device (shared by both runs), and each run's
@@ -194,7 +191,7 @@ def _compare(
     result = compare(step, backend, args.seed, weights)
     times["run_s"] = time.perf_counter() - t
     report = {
-        **_f32_products(module),
+        **f32_products(module),
         "weights": "checkpoint" if weights is not None else "random",
         "launches": len(step.step.launches),
         "arena_bytes": step.plan.bytes,
@@ -212,31 +209,6 @@ def _compare(
         report |= gpu_timing(step, result.placed, graph=not args.no_graph, seed=args.seed, weights=weights)
         ok = ok and report["equal_to_plain"] is True
     return report, ok
-
-
-def _f32_products(module) -> dict[str, dict[str, int | list[int]]]:
-    """Where a step of int8 numerics multiplies some products in f32 (their weights f32, as the step declares them,
-    where a k of theirs is no whole number of Q8_0 blocks): how many of its products, and the k that 32 does not cut
-    among theirs (a mixture's widths are its matrices' rows), said on stderr too and kept under `f32_products` in the
-    report; nothing where every product reads int8 or the step is not int8."""
-    products = [op for op in module.walk() if _is_product(op) and (step_numerics(op) or Numerics.F32).quantized]
-    plain = [op for op in products if not works_in_blocks(op)]
-    if not plain:
-        return {}
-    ks = sorted({k for op in plain for n in _matrices(op) if (k := op.dims(n)[-1]) % QBLOCK})
-    why = f" (k {', '.join(map(str, ks))} not a multiple of {QBLOCK})" if ks else ""
-    print(f"note: int8: {len(plain)} of {len(products)} products run in f32{why}", file=sys.stderr)
-    return {"f32_products": {"count": len(plain), "of": len(products), "k": ks}}
-
-
-def _matrices(op: KernelOp) -> list[str]:
-    """The weight matrices of launch `op` (none but weights its kernels may take as Q8_0)."""
-    return [n for n in op.WEIGHTS if n not in op.F32_WEIGHTS and n not in op.UNQUANTIZED]
-
-
-def _is_product(op) -> bool:
-    """Whether `op` multiplies an activation `x` by weight matrices (an embedding's gather has a matrix, no `x`)."""
-    return isinstance(op, KernelOp) and bool(_matrices(op)) and "x" in op.operand_names()
 
 
 def _print(report: dict, as_json: bool) -> None:

@@ -56,6 +56,7 @@ class _Bound:
         except DiagnosticException as e:
             raise UserError(str(e)) from e
         step = placed(module)  # verified, and read from the IR
+        self.module = module
         self.rows = c.rows
         self.step: Step = step.step
         self.lowered: Lowered = step.lowered

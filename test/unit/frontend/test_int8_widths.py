@@ -181,6 +181,10 @@ def test_lanearena_run_takes_int8_asked_for_and_says_which_products_run_in_f32(t
         assert report["f32_products"] == {"count": 2 * 3 + 1, "of": 2 * 4 + 1, "k": [80]}
         assert f"note: int8: 7 of 9 products run in f32 (k 80 not a multiple of {QBLOCK})" in err
         assert "internal error" not in err
+        generating = ["--prompt-ids", "1,2,3", "--generate", "3", "--random-weights"]
+        assert main([*argv, *generating]) == 0  # generation says it too
+        out, err = capsys.readouterr()
+        assert json.loads(out)["f32_products"] == report["f32_products"] and "7 of 9 products run in f32" in err
 
 
 widths = st.integers(1, 6).map(lambda n: 16 * n)  # 16 to 96: whole 32-value blocks and halves of one
