@@ -56,65 +56,69 @@ __device__ __forceinline__ float weight(float x, float largest, float temperatur
   return expf((x - largest) / temperature);
 }
 
-// The kept weight of the row from key `from` up: the sum of the weights of the values whose key is at least `from`.
-__device__ float weight_from(const float* row, int v, unsigned from, float largest, float temperature) {
+// The values a draw runs over, in id order: the whole row (in global memory), or the candidates of it that the
+// top-k cut keeps (gathered in shared memory, with their ids), so that the top-p search and the draw read no more.
+struct Whole {
+  const float* row;
+  int n;
+  __device__ __forceinline__ float value(int j) const { return row[j]; }
+  __device__ __forceinline__ int id(int j) const { return j; }
+};
+struct Gathered {
+  const float* values;
+  const int* ids;
+  int n;
+  __device__ __forceinline__ float value(int j) const { return values[j]; }
+  __device__ __forceinline__ int id(int j) const { return ids[j]; }
+};
+
+#define GATHERED 1024  // the most candidates gathered in shared memory (8 KB)
+
+// The kept weight of `r` from key `from` up: the sum of the weights of the values whose key is at least `from`.
+template <typename R>
+__device__ float weight_from(const R& r, unsigned from, float largest, float temperature) {
   float s = 0.f;
-  for (int i = threadIdx.x; i < v; i += blockDim.x)
-    if (key_of(row[i]) >= from) s += weight(row[i], largest, temperature);
+  for (int j = threadIdx.x; j < r.n; j += blockDim.x)
+    if (key_of(r.value(j)) >= from) s += weight(r.value(j), largest, temperature);
   return block_sum(s);
 }
 
-// out[r] = the token drawn from row r of `logits` (rows of `v`) with the uniform number draw[r]: the values kept
-// are those from the top_k-th largest (top_k 0 or at least v: all), of those the fewest largest whose weight
-// reaches top_p of theirs (ties kept together); the token is the first kept, in id order, whose running weight
-// passes draw[r] times the kept weight. -1 where the row holds a NaN or +Inf. Grid (1, rows).
-extern "C" __global__ void sample(int* out, const float* logits, const float* draw, int v, float temperature,
-                                  int top_k, float top_p) {
+// The largest key from `from` up whose kept weight reaches top_p of the kept weight from `from`: a binary search over
+// keys, a pass of weights a step.
+template <typename R>
+__device__ unsigned top_p_key(const R& r, unsigned from, float largest, float temperature, float top_p) {
+  const float need = top_p * weight_from(r, from, largest, temperature);
+  unsigned lo = from, hi = key_of(largest);
+  while (lo < hi) {
+    const unsigned mid = lo + (hi - lo) / 2 + 1;
+    if (weight_from(r, mid, largest, temperature) >= need)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// The id drawn from the values of `r` from key `from` up with uniform number u: the first, in order, whose running
+// weight passes u times their weight (the last with weight where rounding leaves none). Each thread takes a run of
+// `r` in order and sums its kept weight; thread 0 finds the run the draw falls in; that run's thread walks it. In
+// thread 0 only (the others return -1).
+template <typename R>
+__device__ int draw_from(const R& r, unsigned from, float largest, float temperature, float u) {
   __shared__ float parts[THREADS];
   __shared__ int owner;
   __shared__ float before, target;
-  const int r = blockIdx.y;
-  const float* row = logits + (long)r * v;
-
-  float largest = -INFINITY;
-  int bad = 0;
-  for (int i = threadIdx.x; i < v; i += blockDim.x) {
-    const float x = row[i];
-    bad |= isnan(x) || x == INFINITY;
-    largest = fmaxf(largest, x);
-  }
-  largest = block_max(largest);
-  if (__syncthreads_or(bad) || largest == -INFINITY) {  // the same in every thread: the block returns whole
-    if (threadIdx.x == 0) out[r] = -1;
-    return;
-  }
-
-  unsigned from = 0;  // the least key kept
-  if (top_k > 0 && top_k < v) from = kth_key(row, v, top_k);
-  if (top_p < 1.f) {  // the largest key from which the kept weight reaches top_p of the whole kept weight
-    const float need = top_p * weight_from(row, v, from, largest, temperature);
-    unsigned lo = from, hi = key_of(largest);
-    while (lo < hi) {
-      const unsigned mid = lo + (hi - lo) / 2 + 1;
-      if (weight_from(row, v, mid, largest, temperature) >= need)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    from = lo;
-  }
-
-  // each thread's run of ids, in order: their kept weight; the run the draw falls in; its walk
-  const int per = (v + blockDim.x - 1) / blockDim.x, i0 = threadIdx.x * per, i1 = min(v, i0 + per);
+  __shared__ int drawn;
+  const int per = (r.n + blockDim.x - 1) / blockDim.x, j0 = threadIdx.x * per, j1 = min(r.n, j0 + per);
   float s = 0.f;
-  for (int i = i0; i < i1; ++i)
-    if (key_of(row[i]) >= from) s += weight(row[i], largest, temperature);
+  for (int j = j0; j < j1; ++j)
+    if (key_of(r.value(j)) >= from) s += weight(r.value(j), largest, temperature);
   parts[threadIdx.x] = s;
   __syncthreads();
   if (threadIdx.x == 0) {
     float total = 0.f;
     for (int t = 0; t < blockDim.x; ++t) total += parts[t];
-    const float aim = draw[r] * total;
+    const float aim = u * total;
     float run = 0.f;
     int t = 0, last = 0;
     for (; t < blockDim.x; ++t) {
@@ -132,15 +136,83 @@ extern "C" __global__ void sample(int* out, const float* logits, const float* dr
     target = aim;
   }
   __syncthreads();
-  if (threadIdx.x != owner) return;
-  float run = before;
-  int token = -1;
-  for (int i = i0; i < i1; ++i) {
-    const float w = key_of(row[i]) < from ? 0.f : weight(row[i], largest, temperature);
-    if (w == 0.f) continue;
-    token = i;  // the last with weight so far: the token where rounding leaves the aim past the run's end
-    run += w;
-    if (run > target) break;
+  if (threadIdx.x == owner) {
+    float run = before;
+    int token = -1;
+    for (int j = j0; j < j1; ++j) {
+      const float w = key_of(r.value(j)) < from ? 0.f : weight(r.value(j), largest, temperature);
+      if (w == 0.f) continue;
+      token = r.id(j);  // the last with weight so far: the token where rounding leaves the aim past the run's end
+      run += w;
+      if (run > target) break;
+    }
+    drawn = token;
   }
-  out[r] = token;
+  __syncthreads();
+  return threadIdx.x == 0 ? drawn : -1;
+}
+
+// The top-p cut and the draw over `r` from key `from` up (top_p 1: no cut): the token, in thread 0.
+template <typename R>
+__device__ int cut_and_draw(const R& r, unsigned from, float largest, float temperature, float top_p, float u) {
+  if (top_p < 1.f) from = top_p_key(r, from, largest, temperature, top_p);
+  return draw_from(r, from, largest, temperature, u);
+}
+
+// out[r] = the token drawn from row r of `logits` (rows of `v`) with the uniform number draw[r]: the values kept
+// are those from the top_k-th largest (top_k 0 or at least v: all), of those the fewest largest whose weight
+// reaches top_p of theirs (ties kept together); the token is the first kept, in id order, whose running weight
+// passes draw[r] times the kept weight. -1 where the row holds a NaN or +Inf. Grid (1, rows). Where the top-k cut
+// keeps at most GATHERED values, they are gathered in id order into shared memory first (two passes over the row:
+// each thread counts then copies its run), and the cut and the draw run over them.
+extern "C" __global__ void sample(int* out, const float* logits, const float* draw, int v, float temperature,
+                                  int top_k, float top_p) {
+  __shared__ float values[GATHERED];
+  __shared__ int ids[GATHERED];
+  __shared__ int counts[THREADS];
+  const int r = blockIdx.y;
+  const Whole whole{logits + (long)r * v, v};
+
+  float largest = -INFINITY;
+  int bad = 0;
+  for (int i = threadIdx.x; i < v; i += blockDim.x) {
+    const float x = whole.row[i];
+    bad |= isnan(x) || x == INFINITY;
+    largest = fmaxf(largest, x);
+  }
+  largest = block_max(largest);
+  if (__syncthreads_or(bad) || largest == -INFINITY) {  // the same in every thread: the block returns whole
+    if (threadIdx.x == 0) out[r] = -1;
+    return;
+  }
+  if (top_k <= 0 || top_k >= v) {
+    const int token = cut_and_draw(whole, 0u, largest, temperature, top_p, draw[r]);
+    if (threadIdx.x == 0) out[r] = token;
+    return;
+  }
+
+  const unsigned from = kth_key(whole.row, v, top_k);  // the least key kept
+  const int per = (v + blockDim.x - 1) / blockDim.x, i0 = threadIdx.x * per, i1 = min(v, i0 + per);
+  int mine = 0;
+  for (int i = i0; i < i1; ++i) mine += key_of(whole.row[i]) >= from;
+  counts[threadIdx.x] = mine;
+  __syncthreads();
+  int at = 0, kept = 0;  // where this thread's kept values go, and how many are kept in all
+  for (int t = 0; t < blockDim.x; ++t) {
+    at += t < threadIdx.x ? counts[t] : 0;
+    kept += counts[t];
+  }
+  int token;
+  if (kept <= GATHERED) {  // the same in every thread
+    for (int i = i0; i < i1; ++i)
+      if (key_of(whole.row[i]) >= from) {
+        values[at] = whole.row[i];
+        ids[at++] = i;
+      }
+    __syncthreads();
+    token = cut_and_draw(Gathered{values, ids, kept}, from, largest, temperature, top_p, draw[r]);
+  } else {
+    token = cut_and_draw(whole, from, largest, temperature, top_p, draw[r]);
+  }
+  if (threadIdx.x == 0) out[r] = token;
 }

@@ -27,30 +27,43 @@ def _keys(x: np.ndarray) -> np.ndarray:
     return np.where(u & 0x80000000, ~u & 0xFFFFFFFF, u | 0x80000000)
 
 
+GATHERED = 1024
+"""sample.cu's GATHERED: the most candidates of the top-k cut gathered in shared memory."""
+
+
 def _kernel_sample(row: np.ndarray, t: float, k: int, p: float, u: float, dtype: type = np.float64) -> int:
     """sample.cu, step by step, its sums in `dtype` (float64 here, so that only the steps are compared)."""
     v = len(row)
     if np.isnan(row).any() or np.isposinf(row).any() or row.max() == -np.inf:
         return -1
-    largest, keys = row.max(), _keys(row)
-    weights = np.exp((row.astype(dtype) - dtype(largest)) / dtype(t))
+    largest = row.max()
+    if not 0 < k < v:
+        return _cut_and_draw(row, np.arange(v), 0, largest, t, p, u, dtype)
+    keys = _keys(row)
+    prefix, mask, want = 0, 0, k  # kth_key: eight bits a pass, the counts of the keys that match the bits so far
+    for shift in (24, 16, 8, 0):
+        hist = np.bincount((keys[(keys & mask) == prefix] >> shift) & 255, minlength=256)
+        b = 255
+        while b > 0 and want > hist[b]:
+            want -= hist[b]
+            b -= 1
+        prefix |= b << shift
+        mask |= 255 << shift
+    kept = np.flatnonzero(keys >= prefix)  # each thread's run counted, then copied at its offset: id order
+    if len(kept) <= GATHERED:
+        return _cut_and_draw(row[kept], kept, prefix, largest, t, p, u, dtype)
+    return _cut_and_draw(row, np.arange(v), prefix, largest, t, p, u, dtype)
+
+
+def _cut_and_draw(values, ids, start: int, largest, t: float, p: float, u: float, dtype: type) -> int:
+    """sample.cu's cut_and_draw over `values` (in id order, their `ids`) from key `start` up."""
+    keys = _keys(values)
+    weights = np.exp((values.astype(dtype) - dtype(largest)) / dtype(t))
 
     def weight_from(key: int) -> float:
         return weights[keys >= key].sum(dtype=dtype)
 
-    start = 0
-    if 0 < k < v:  # kth_key: eight bits a pass, the counts of the keys that match the bits picked so far
-        prefix, mask, want = 0, 0, k
-        for shift in (24, 16, 8, 0):
-            hist = np.bincount((keys[(keys & mask) == prefix] >> shift) & 255, minlength=256)
-            b = 255
-            while b > 0 and want > hist[b]:
-                want -= hist[b]
-                b -= 1
-            prefix |= b << shift
-            mask |= 255 << shift
-        start = prefix
-    if p < 1:
+    if p < 1:  # top_p_key
         need = dtype(p) * weight_from(start)
         lo, hi = start, int(_keys(np.array([largest]))[0])
         while lo < hi:
@@ -60,8 +73,9 @@ def _kernel_sample(row: np.ndarray, t: float, k: int, p: float, u: float, dtype:
             else:
                 hi = mid - 1
         start = lo
-    kept = np.where(keys >= start, weights, 0)
-    per = -(-v // THREADS)
+    kept = np.where(keys >= start, weights, 0)  # draw_from
+    n = len(values)
+    per = -(-n // THREADS)
     parts = [kept[i * per : (i + 1) * per].sum(dtype=dtype) for i in range(THREADS)]
     total = sum(parts, dtype(0))
     aim = dtype(u) * total
@@ -76,11 +90,11 @@ def _kernel_sample(row: np.ndarray, t: float, k: int, p: float, u: float, dtype:
             break
         run += parts[owner]
     token = -1
-    for i in range(owner * per, min(v, (owner + 1) * per)):
-        if kept[i] == 0:
+    for j in range(owner * per, min(n, (owner + 1) * per)):
+        if kept[j] == 0:
             continue
-        token = i
-        run += kept[i]
+        token = int(ids[j])
+        run += kept[j]
         if run > aim:
             break
     return token
@@ -94,7 +108,9 @@ def test_the_steps_written_here_are_the_kernels():
         "if ((key & mask) == prefix) atomicAdd(&hist[(key >> shift) & 255u], 1u);",
         "while (b > 0 && want > hist[b]) want -= hist[b--];",
         "const unsigned mid = lo + (hi - lo) / 2 + 1;",
-        "if (weight_from(row, v, mid, largest, temperature) >= need)",
+        "if (weight_from(r, mid, largest, temperature) >= need)",
+        "if (kept <= GATHERED) {  // the same in every thread",
+        "#define GATHERED 1024",
         "if (run + parts[t] > aim && parts[t] > 0.f) break;",
         "return expf((x - largest) / temperature);",
         "bad |= isnan(x) || x == INFINITY;",
@@ -107,9 +123,9 @@ _VALUES = st.sampled_from([-np.inf, -30.0, -3.0, -1.0, -0.0, 0.0, 0.5, 1.0, 1.0,
 
 @settings(deadline=None, max_examples=200)
 @given(
-    st.lists(st.one_of(_VALUES, st.floats(-8, 8, width=32)), min_size=1, max_size=700),
+    st.lists(st.one_of(_VALUES, st.floats(-8, 8, width=32)), min_size=1, max_size=2500),
     st.sampled_from([0.05, 0.3, 1.0, 2.0]),
-    st.sampled_from([0, 1, 2, 5, 40, 1000]),
+    st.sampled_from([0, 1, 2, 5, 40, 1000, 1100, 2000]),
     st.sampled_from([0.1, 0.5, 0.9, 0.95, 1.0]),
     st.floats(0, 1, exclude_max=True),
 )
@@ -117,6 +133,18 @@ def test_the_kernels_steps_choose_the_stated_token(values, t, k, p, u):
     row = np.asarray(values, np.float32)
     want = choose(row, Sampling(t, k, p), u)
     assert _kernel_sample(row, t, k, p, u) == want
+
+
+@pytest.mark.parametrize("k", [5, 40, 1024, 1025, 2000])  # kept gathered (at most 1024) or not
+@pytest.mark.parametrize("p", [0.5, 0.95, 1.0])
+def test_the_kernels_steps_on_rows_of_a_vocabulary_gathered_or_not(k, p):
+    rng = np.random.default_rng(k)
+    for case in range(12):
+        row = (rng.standard_normal(5000) * rng.choice([0.3, 3.0])).astype(np.float32)
+        if case % 3 == 0:  # ties at the cut: a run of equal values that the top-k cut keeps all of
+            row[rng.choice(5000, 1500, replace=False)] = np.sort(row)[-k]
+        t, u = float(rng.choice([0.1, 0.8, 1.5])), float(rng.random())
+        assert _kernel_sample(row, t, k, p, u) == choose(row, Sampling(t, k, p), u), (case, t, u)
 
 
 def test_a_row_with_nan_or_inf_draws_no_token_and_minus_inf_is_never_drawn():
