@@ -6,11 +6,11 @@ checked equal bit for bit, compared with the numpy runtime, and timed against th
     python bench/gpu_check.py --backend numpy tiny --runs 3    # the same code path on the CPU (CI runs it)
 
 Every config runs decode steps (one row, `--seen` positions seen) at `--max-len` in each of `--numerics`, and once
-more drawing its token on the device (`--sampled`: temperature 0.8, top-k 40, top-p 0.95, llama.cpp's defaults); each path
-has a buffer set of its own, prepared from the same feeds, and runs twice: every result must equal the plain path's
-bit for bit after each run. `--against-numpy` configs are also run on the numpy runtime (the CPU's twins of the
-kernels): the largest difference is reported. On the numpy backend there is no graph, and the timings are the CPU's,
-said so.
+more drawing its token on the device (`--sampled`: temperature 0.8, top-k 40, top-p 0.95, llama.cpp's defaults);
+each path has a buffer set of its own, prepared from the same feeds, and runs twice: every result must equal the
+plain path's bit for bit after each run. `--against-numpy` configs are also run on the numpy runtime (the CPU's
+twins of the kernels): the largest difference is reported. On the numpy backend there is no graph, and the timings
+are the CPU's, said so.
 Exits 1 where anything differs."""
 
 from __future__ import annotations
