@@ -21,9 +21,18 @@ def f32_products(module) -> dict[str, dict[str, int | list[int]]]:
     if not plain:
         return {}
     ks = sorted({k for op in plain for n in _matrices(op) if (k := op.dims(n)[-1]) % QBLOCK})
-    why = f" (k {', '.join(map(str, ks))} not a multiple of {QBLOCK})" if ks else ""
-    print(f"note: int8: {len(plain)} of {len(products)} products run in f32{why}", file=sys.stderr)
+    whole = [op.tensor(n).tensor_name for op in plain if not _cut(op) for n in _matrices(op)]
+    why = [f"k {', '.join(map(str, ks))} not a multiple of {QBLOCK}"] if ks else []
+    if whole:  # rows of whole blocks that the step still reads in f32 (a delta rule's heads under 32 values)
+        named = ", ".join(whole[:4]) + (f" and {len(whole) - 4} more" if len(whole) > 4 else "")
+        why.append(f"the step keeps {named} in f32")
+    print(f"note: int8: {len(plain)} of {len(products)} products run in f32 ({'; '.join(why)})", file=sys.stderr)
     return {"f32_products": {"count": len(plain), "of": len(products), "k": ks}}
+
+
+def _cut(op: KernelOp) -> bool:
+    """Whether a k of product `op`'s matrices is no whole number of Q8_0 blocks."""
+    return any(op.dims(n)[-1] % QBLOCK for n in _matrices(op))
 
 
 def _matrices(op: KernelOp) -> list[str]:

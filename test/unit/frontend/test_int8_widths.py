@@ -187,6 +187,16 @@ def test_lanearena_run_takes_int8_asked_for_and_says_which_products_run_in_f32(t
         assert json.loads(out)["f32_products"] == report["f32_products"] and "7 of 9 products run in f32" in err
 
 
+def test_the_note_names_the_weights_kept_in_f32_whose_rows_are_whole_blocks(capsys):
+    """A delta rule's output projection reads its input quantized a head at a time: under heads of 16 values its
+    rows (4 heads of 16: 64, whole blocks) stay f32, and the note names those weights, there being no k to blame."""
+    keys = ["attn_interval=2", "lin_key_heads=2", "lin_value_heads=4", "lin_head_dim=16", "numerics=int8"]
+    argv = ["run", "tiny", *[f"--set={k}" for k in keys], "--backend", "numpy", "--json", "--quiet"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "(the step keeps l0.wlout in f32)" in err and json.loads(out)["f32_products"]["k"] == []
+
+
 widths = st.integers(1, 6).map(lambda n: 16 * n)  # 16 to 96: whole 32-value blocks and halves of one
 """Widths of the drawn steps: half of them cut by 32, half not (heads and head sizes are even, as the rotation
 needs)."""
