@@ -83,11 +83,10 @@ __device__ float weight_from(const R& r, unsigned from, float largest, float tem
   return block_sum(s);
 }
 
-// The largest key from `from` up whose kept weight reaches top_p of the kept weight from `from`: a binary search over
-// keys, a pass of weights a step.
+// The largest key from `from` up whose kept weight reaches `need` (top_p of the kept weight; the weight from `from`
+// reaches it): a binary search over keys, a pass of weights a step.
 template <typename R>
-__device__ unsigned top_p_key(const R& r, unsigned from, float largest, float temperature, float top_p) {
-  const float need = top_p * weight_from(r, from, largest, temperature);
+__device__ unsigned top_p_key(const R& r, unsigned from, float largest, float temperature, float need) {
   unsigned lo = from, hi = key_of(largest);
   while (lo < hi) {
     const unsigned mid = lo + (hi - lo) / 2 + 1;
@@ -152,26 +151,53 @@ __device__ int draw_from(const R& r, unsigned from, float largest, float tempera
   return threadIdx.x == 0 ? drawn : -1;
 }
 
-// The top-p cut and the draw over `r` from key `from` up (top_p 1: no cut): the token, in thread 0.
+// The top-p cut (where top_p < 1: the largest key whose kept weight reaches `need`) and the draw over `r` from key
+// `from` up: the token, in thread 0.
 template <typename R>
-__device__ int cut_and_draw(const R& r, unsigned from, float largest, float temperature, float top_p, float u) {
-  if (top_p < 1.f) from = top_p_key(r, from, largest, temperature, top_p);
+__device__ int cut_and_draw(const R& r, unsigned from, float largest, float temperature, float top_p, float need,
+                            float u) {
+  if (top_p < 1.f) from = top_p_key(r, from, largest, temperature, need);
   return draw_from(r, from, largest, temperature, u);
+}
+
+// How many of the row's `v` values have a key from `from` up; where at most GATHERED, they are copied in id order
+// into values and ids (each thread counts its run of ids, then copies it at the count of the runs before it).
+__device__ int gather(const float* row, int v, unsigned from, float* values, int* ids) {
+  __shared__ int counts[THREADS];
+  const int per = (v + blockDim.x - 1) / blockDim.x, i0 = threadIdx.x * per, i1 = min(v, i0 + per);
+  int mine = 0;
+  for (int i = i0; i < i1; ++i) mine += key_of(row[i]) >= from;
+  counts[threadIdx.x] = mine;
+  __syncthreads();
+  int at = 0, kept = 0;
+  for (int t = 0; t < blockDim.x; ++t) {
+    at += t < threadIdx.x ? counts[t] : 0;
+    kept += counts[t];
+  }
+  if (kept <= GATHERED)  // the same in every thread
+    for (int i = i0; i < i1; ++i)
+      if (key_of(row[i]) >= from) {
+        values[at] = row[i];
+        ids[at++] = i;
+      }
+  __syncthreads();
+  return kept;
 }
 
 // out[r] = the token drawn from row r of `logits` (rows of `v`) with the uniform number draw[r]: the values kept
 // are those from the top_k-th largest (top_k 0 or at least v: all), of those the fewest largest whose weight
 // reaches top_p of theirs (ties kept together); the token is the first kept, in id order, whose running weight
-// passes draw[r] times the kept weight. -1 where the row holds a NaN or +Inf. Grid (1, rows). Where the top-k cut
-// keeps at most GATHERED values, they are gathered in id order into shared memory first (two passes over the row:
-// each thread counts then copies its run), and the cut and the draw run over them.
+// passes draw[r] times the kept weight. -1 where the row holds a NaN or +Inf. Grid (1, rows).
+// The cut and the draw read the row once a step of the search, so the candidates are gathered into shared memory
+// first where they can be: those the top-k cut keeps, where at most GATHERED; with top-p alone, the GATHERED largest
+// (with ties), where their weight reaches top_p of the row's (the top-p cut then falls among them).
 extern "C" __global__ void sample(int* out, const float* logits, const float* draw, int v, float temperature,
                                   int top_k, float top_p) {
   __shared__ float values[GATHERED];
   __shared__ int ids[GATHERED];
-  __shared__ int counts[THREADS];
   const int r = blockIdx.y;
   const Whole whole{logits + (long)r * v, v};
+  const float u = draw[r];
 
   float largest = -INFINITY;
   int bad = 0;
@@ -185,34 +211,30 @@ extern "C" __global__ void sample(int* out, const float* logits, const float* dr
     if (threadIdx.x == 0) out[r] = -1;
     return;
   }
-  if (top_k <= 0 || top_k >= v) {
-    const int token = cut_and_draw(whole, 0u, largest, temperature, top_p, draw[r]);
-    if (threadIdx.x == 0) out[r] = token;
-    return;
-  }
-
-  const unsigned from = kth_key(whole.row, v, top_k);  // the least key kept
-  const int per = (v + blockDim.x - 1) / blockDim.x, i0 = threadIdx.x * per, i1 = min(v, i0 + per);
-  int mine = 0;
-  for (int i = i0; i < i1; ++i) mine += key_of(whole.row[i]) >= from;
-  counts[threadIdx.x] = mine;
-  __syncthreads();
-  int at = 0, kept = 0;  // where this thread's kept values go, and how many are kept in all
-  for (int t = 0; t < blockDim.x; ++t) {
-    at += t < threadIdx.x ? counts[t] : 0;
-    kept += counts[t];
-  }
   int token;
-  if (kept <= GATHERED) {  // the same in every thread
-    for (int i = i0; i < i1; ++i)
-      if (key_of(whole.row[i]) >= from) {
-        values[at] = whole.row[i];
-        ids[at++] = i;
-      }
-    __syncthreads();
-    token = cut_and_draw(Gathered{values, ids, kept}, from, largest, temperature, top_p, draw[r]);
+  if (top_k > 0 && top_k < v) {
+    const unsigned from = kth_key(whole.row, v, top_k);  // the least key kept
+    const int kept = gather(whole.row, v, from, values, ids);
+    if (kept <= GATHERED) {
+      const Gathered g{values, ids, kept};
+      const float need = top_p * weight_from(g, from, largest, temperature);
+      token = cut_and_draw(g, from, largest, temperature, top_p, need, u);
+    } else {
+      const float need = top_p * weight_from(whole, from, largest, temperature);
+      token = cut_and_draw(whole, from, largest, temperature, top_p, need, u);
+    }
+  } else if (top_p < 1.f && v > GATHERED) {
+    const float need = top_p * weight_from(whole, 0u, largest, temperature);
+    const unsigned first = kth_key(whole.row, v, GATHERED);
+    const int kept = gather(whole.row, v, first, values, ids);
+    const Gathered g{values, ids, kept};
+    if (kept <= GATHERED && weight_from(g, first, largest, temperature) >= need)  // the same in every thread
+      token = cut_and_draw(g, first, largest, temperature, top_p, need, u);
+    else
+      token = cut_and_draw(whole, 0u, largest, temperature, top_p, need, u);
   } else {
-    token = cut_and_draw(whole, from, largest, temperature, top_p, draw[r]);
+    const float need = top_p < 1.f ? top_p * weight_from(whole, 0u, largest, temperature) : 0.f;
+    token = cut_and_draw(whole, 0u, largest, temperature, top_p, need, u);
   }
   if (threadIdx.x == 0) out[r] = token;
 }

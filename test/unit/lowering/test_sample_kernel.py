@@ -36,11 +36,33 @@ def _kernel_sample(row: np.ndarray, t: float, k: int, p: float, u: float, dtype:
     v = len(row)
     if np.isnan(row).any() or np.isposinf(row).any() or row.max() == -np.inf:
         return -1
-    largest = row.max()
-    if not 0 < k < v:
-        return _cut_and_draw(row, np.arange(v), 0, largest, t, p, u, dtype)
+    largest, whole = row.max(), (row, np.arange(v))
+
+    def weight_from(values, start: int):
+        weights = np.exp((values.astype(dtype) - dtype(largest)) / dtype(t))
+        return weights[_keys(values) >= start].sum(dtype=dtype)
+
+    if 0 < k < v:
+        start = _kth_key(row, k)
+        kept = np.flatnonzero(_keys(row) >= start)  # gather: each thread's run counted, then copied: id order
+        values, ids = (row[kept], kept) if len(kept) <= GATHERED else whole
+        need = dtype(p) * weight_from(values, start)
+        return _cut_and_draw(values, ids, start, largest, t, p, need, u, dtype)
+    if p < 1 and v > GATHERED:
+        need = dtype(p) * weight_from(row, 0)
+        first = _kth_key(row, GATHERED)
+        kept = np.flatnonzero(_keys(row) >= first)
+        if len(kept) <= GATHERED and weight_from(row[kept], first) >= need:
+            return _cut_and_draw(row[kept], kept, first, largest, t, p, need, u, dtype)
+        return _cut_and_draw(row, np.arange(v), 0, largest, t, p, need, u, dtype)
+    need = dtype(p) * weight_from(row, 0) if p < 1 else dtype(0)
+    return _cut_and_draw(row, np.arange(v), 0, largest, t, p, need, u, dtype)
+
+
+def _kth_key(row: np.ndarray, k: int) -> int:
+    """sample.cu's kth_key: eight bits a pass, the counts of the keys that match the bits picked so far."""
     keys = _keys(row)
-    prefix, mask, want = 0, 0, k  # kth_key: eight bits a pass, the counts of the keys that match the bits so far
+    prefix, mask, want = 0, 0, k
     for shift in (24, 16, 8, 0):
         hist = np.bincount((keys[(keys & mask) == prefix] >> shift) & 255, minlength=256)
         b = 255
@@ -49,13 +71,10 @@ def _kernel_sample(row: np.ndarray, t: float, k: int, p: float, u: float, dtype:
             b -= 1
         prefix |= b << shift
         mask |= 255 << shift
-    kept = np.flatnonzero(keys >= prefix)  # each thread's run counted, then copied at its offset: id order
-    if len(kept) <= GATHERED:
-        return _cut_and_draw(row[kept], kept, prefix, largest, t, p, u, dtype)
-    return _cut_and_draw(row, np.arange(v), prefix, largest, t, p, u, dtype)
+    return prefix
 
 
-def _cut_and_draw(values, ids, start: int, largest, t: float, p: float, u: float, dtype: type) -> int:
+def _cut_and_draw(values, ids, start: int, largest, t: float, p: float, need, u: float, dtype: type) -> int:
     """sample.cu's cut_and_draw over `values` (in id order, their `ids`) from key `start` up."""
     keys = _keys(values)
     weights = np.exp((values.astype(dtype) - dtype(largest)) / dtype(t))
@@ -64,7 +83,6 @@ def _cut_and_draw(values, ids, start: int, largest, t: float, p: float, u: float
         return weights[keys >= key].sum(dtype=dtype)
 
     if p < 1:  # top_p_key
-        need = dtype(p) * weight_from(start)
         lo, hi = start, int(_keys(np.array([largest]))[0])
         while lo < hi:
             mid = lo + (hi - lo) // 2 + 1
@@ -109,7 +127,9 @@ def test_the_steps_written_here_are_the_kernels():
         "while (b > 0 && want > hist[b]) want -= hist[b--];",
         "const unsigned mid = lo + (hi - lo) / 2 + 1;",
         "if (weight_from(r, mid, largest, temperature) >= need)",
-        "if (kept <= GATHERED) {  // the same in every thread",
+        "if (kept <= GATHERED) {",
+        "if (kept <= GATHERED && weight_from(g, first, largest, temperature) >= need)  // the same in every thread",
+        "const unsigned first = kth_key(whole.row, v, GATHERED);",
         "#define GATHERED 1024",
         "if (run + parts[t] > aim && parts[t] > 0.f) break;",
         "return expf((x - largest) / temperature);",
@@ -135,7 +155,7 @@ def test_the_kernels_steps_choose_the_stated_token(values, t, k, p, u):
     assert _kernel_sample(row, t, k, p, u) == want
 
 
-@pytest.mark.parametrize("k", [5, 40, 1024, 1025, 2000])  # kept gathered (at most 1024) or not
+@pytest.mark.parametrize("k", [0, 5, 40, 1024, 1025, 2000])  # kept gathered (at most 1024) or not; top-p alone
 @pytest.mark.parametrize("p", [0.5, 0.95, 1.0])
 def test_the_kernels_steps_on_rows_of_a_vocabulary_gathered_or_not(k, p):
     rng = np.random.default_rng(k)
