@@ -86,6 +86,7 @@ def emit(lowered: Lowered, embed_ptx: bool = False) -> str:
     lines = [
         _lit(doc),
         "",
+        *(["from dataclasses import replace", ""] if embed_ptx else []),
         "from lanearena.lowering.codegen.lowered import Binding, Buffer, Launch, Lowered",
         "from lanearena.lowering.codegen.lowered import Pointer as P",
         "from lanearena.lowering.runtime.execute import f32, i32, run_step",
@@ -125,9 +126,10 @@ def emit(lowered: Lowered, embed_ptx: bool = False) -> str:
 
 
 def embedded(kernels: tuple[str, ...]) -> list[str]:
-    """The lines that give a module the PTX of launch kernels `kernels` (those a CUDA source declares; a kind's own
-    without one runs on the numpy runtime only), for `ptx.provide`: built here, or where nvcc is not on PATH, a
-    comment saying that a GPU compiles them from their sources."""
+    """The lines that give the module's `LOWERED` the PTX of launch kernels `kernels` (those a CUDA source declares;
+    a kind's own without one runs on the numpy runtime only), by module (`Lowered.ptx`: the device it is prepared on
+    loads its kernels from there): built here, or where nvcc is not on PATH, a comment saying that a GPU compiles
+    them from their sources."""
     declared = [k for k in kernels if source.declared(k)]
     if not declared:
         return []
@@ -141,12 +143,10 @@ def embedded(kernels: tuple[str, ...]) -> list[str]:
         "",
         "",
         f"# The PTX of the kernels above (compute_80, PTX ISA {ptx.PTX_ISA[0]}.{ptx.PTX_ISA[1]}), by module: what a",
-        "# CudaDevice loads, so that no compiler nor kernel file is needed to run the step on a GPU.",
-        "from lanearena.lowering.kernels.ptx import provide  # noqa: E402",
-        "",
+        "# CudaDevice the step is prepared on loads, so that no compiler nor kernel file is needed to run it on a GPU.",
         "PTX = {",
         *(f"    {_lit(name)}: {_lit(text)}," for name, text in modules.items()),
         "}",
-        "provide(PTX)",
+        "LOWERED = replace(LOWERED, ptx=PTX)  # noqa: E402",
         "",
     ]

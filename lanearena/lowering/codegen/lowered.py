@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -90,7 +90,9 @@ _NULL = np.uint64(0)
 class Lowered:
     """Step `step` in `numerics`, lowered: `buffers` (0 the arena, of `arena_bytes`, placed by `algorithm` against
     `lower_bound`; every array aligned to `align`), the tensors fed (`feeds`: inputs, weights, state) and read back
-    (`results`: outputs, state) by name, and `launches` in order."""
+    (`results`: outputs, state) by name, and `launches` in order. A printed module's also carries the PTX of its
+    kernels (`ptx`, by module name), which the device it is prepared on loads them from (not part of its equality:
+    the same step, whether its PTX travels with it or is built where it runs)."""
 
     step: str
     numerics: Numerics
@@ -102,6 +104,7 @@ class Lowered:
     feeds: Mapping[str, Binding]
     results: Mapping[str, Binding]
     launches: tuple[Launch, ...]
+    ptx: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def kernels(self) -> tuple[str, ...]:
         """The kernels the step launches, each once, sorted."""

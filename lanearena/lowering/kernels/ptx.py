@@ -1,7 +1,8 @@
 """The kernels' PTX, made from their CUDA sources when a device first needs it: one module a source (`rows` for
 rows.cu) or a variant of one (`attention[HEAD_DIM=128]`: the source compiled with those `-D` defines), compiled by
-nvcc, cached on disk, and embedded in the modules `-t lane-pycuda` prints (`modules_for`), which hand it back here
-(`provide`) so that a printed module runs where only a driver is.
+nvcc, cached on disk, and embedded in the modules `-t lane-pycuda` prints (`modules_for`), whose `Lowered` carries it
+to the device that runs it (`Lowered.ptx`, `ptx_source`'s `carried`) so that a printed module runs where only a
+driver is.
 
 The PTX is for `compute_80` (Ampere and every GPU since) at PTX ISA `PTX_ISA`, the ISA of CUDA 12.0, so that any
 CUDA 12 or later driver JITs it for the GPU it finds. nvcc 13 writes its own ISA (9.0) on every module; the line is
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -176,24 +177,15 @@ def assemble(text: str, arch: str) -> str | None:
     return done.stderr or "ptxas failed" if done.returncode else None
 
 
-PROVIDED: dict[str, str] = {}
-"""PTX modules handed over by a printed module (`provide`), by module name: used as they are, never compiled."""
-
-
-def provide(modules: dict[str, str]) -> None:
-    """Takes the PTX modules a printed module carries (`modules_for`'s), so that its kernels load from them."""
-    PROVIDED.update(modules)
-
-
-def ptx_source(kernel: str) -> str:
+def ptx_source(kernel: str, carried: Mapping[str, str] = {}) -> str:
     """The PTX module that defines launch kernel `kernel` (load it once, then take each of its kernels by the name
-    `source.variant` gives): one a printed module provided, else its source's, built (see `build`). A `KeyError`
-    where neither defines it (a kind's own without its source: it runs on the numpy runtime only), a `UserError`
-    where it must be compiled and cannot."""
+    `source.variant` gives): one of the `carried` modules (a printed step's, `Lowered.ptx`, by module name) where one
+    is, else its source's, built (see `build`). A `KeyError` where neither defines it (a kind's own without its
+    source: it runs on the numpy runtime only), a `UserError` where it must be compiled and cannot."""
     base, defines = source.variant(kernel)
     if source.declared(kernel):
-        return PROVIDED.get(module_name(kernel)) or build(source.source_of(kernel), defines)
-    for name, text in PROVIDED.items():  # a kind's own whose source this process was not given
+        return carried.get(module_name(kernel)) or build(source.source_of(kernel), defines)
+    for name, text in carried.items():  # a kind's own whose source this process was not given
         if source.variant(name)[1] == defines and re.search(rf"\.entry\s+{base}\s*\(", text):
             return text
     raise KeyError(

@@ -7,6 +7,7 @@ than Ampere or a driver older than CUDA 12.0 is refused up front, saying which w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,8 @@ def unusable(cuda, device) -> str | None:
 
 
 class CudaDevice:
-    """Device memory from `cuda.mem_alloc`, kernels from their PTX (`ptx.ptx_source`) loaded once a module, a
+    """Device memory from `cuda.mem_alloc`, kernels from their PTX (`ptx.ptx_source`: the modules a printed step
+    carries, else their sources') loaded once a module, a
     variant's kernel by its own name (JIT-compiled by the driver for the GPU it found, which `found` names).
 
     It works on the device's primary context (`pycuda.autoprimaryctx`: retained and made current, never a context of
@@ -74,6 +76,12 @@ class CudaDevice:
         self._allocs: list[Any] = []
         self._modules: dict[str, Any] = {}
         self._functions: dict[str, Any] = {}
+        self._carried: dict[str, str] = {}
+
+    def carry(self, modules: Mapping[str, str]) -> None:
+        """PTX modules a printed step carries (`Lowered.ptx`, by module name): the kernels they define load from them
+        on this device, not from their sources (a kernel loaded already stays as it was loaded)."""
+        self._carried.update(modules)
 
     def alloc(self, nbytes: int, zero: bool = False) -> int:
         a = self.driver.mem_alloc(max(nbytes, 1))
@@ -104,7 +112,7 @@ class CudaDevice:
     def _function(self, kernel: str):
         f = self._functions.get(kernel)
         if f is None:
-            text = ptx.ptx_source(kernel)
+            text = ptx.ptx_source(kernel, self._carried)
             module = self._modules.get(text)
             if module is None:
                 try:

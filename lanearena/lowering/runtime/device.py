@@ -4,6 +4,7 @@ twin over it."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -86,6 +87,9 @@ class NumpyDevice:
 
     def fill(self, addr: int, nbytes: int, byte: int) -> None:
         self._bytes(int(addr), int(nbytes))[:] = byte
+
+    def carry(self, modules: Mapping[str, str]) -> None:
+        """PTX a printed step carries: not read here, where each kernel runs as its numpy twin."""
 
     def launch(self, kernel: str, grid: tuple, block: tuple, args: tuple) -> None:
         twin = kernels.twin_of(kernel)

@@ -38,10 +38,10 @@ def _upload(dev, addr: int, binding: Binding, value: np.ndarray, name: str, alig
 
 
 def prepare(dev, lowered: Lowered, feeds: Mapping[str, np.ndarray], bound: Mapping[str, int] = {}) -> list[int]:
-    """Allocates `lowered`'s buffers on `dev` (poisoning the arena and computed buffers, zeroing the counters) and
-    uploads `feeds` (a Q8_0 weight's parts aligned to the step's `align`); the buffers' addresses, as `launch` takes
-    them. A feed named in `bound` is not allocated nor uploaded: it is already on `dev` at that address (weights and
-    state a session keeps across steps), in a buffer of its own."""
+    """Allocates `lowered`'s buffers on `dev` (poisoning the arena and computed buffers, zeroing the counters), hands
+    it the PTX `lowered` carries, and uploads `feeds` (a Q8_0 weight's parts aligned to the step's `align`); the
+    buffers' addresses, as `launch` takes them. A feed named in `bound` is not allocated nor uploaded: it is already
+    on `dev` at that address (weights and state a session keeps across steps), in a buffer of its own."""
     table = lowered.feeds
     missing = sorted(set(table) - set(feeds) - set(bound))
     if missing:
@@ -53,6 +53,8 @@ def prepare(dev, lowered: Lowered, feeds: Mapping[str, np.ndarray], bound: Mappi
         if table[name].offset or shared:
             raise UserError(f"feed '{name}' shares its buffer ({', '.join(shared)}): it cannot be bound alone")
     b = [given[k] if k in given else dev.alloc(buf.bytes, zero=buf.zeroed) for k, buf in enumerate(lowered.buffers)]
+    if lowered.ptx:
+        dev.carry(lowered.ptx)
     poison(dev, lowered, b)  # a bound buffer holds a feed, never a computed tensor: none of them is poisoned
     for name, f in table.items():
         if name not in bound:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lanearena import api
 from lanearena.frontend import decoder_step, load
 from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.kernels import ptx
 from lanearena.lowering.runtime import cuda
 from lanearena.lowering.runtime.device import NumpyDevice
 from lanearena.lowering.runtime.execute import launch, max_abs_err, prepare, random_feeds, results
@@ -61,6 +62,45 @@ def test_the_device_works_on_the_primary_context_not_a_context_of_its_own(monkey
     assert dev.found == "NVIDIA H200 (sm_90), CUDA driver 13.0"
     assert dev.stream == "stream"
     assert sys.modules["pycuda.autoinit"] is None
+
+
+class _Module:
+    def __init__(self, text: bytes):
+        self.text = text
+
+    def get_function(self, name: str) -> tuple[str, bytes]:
+        return name, self.text
+
+
+def test_a_device_loads_the_ptx_a_printed_step_carries_and_no_other_device_does(monkeypatch, tmp_path):
+    """The PTX a step carries (`Lowered.ptx`, handed over by `prepare`) is what its device loads its kernels from;
+    a device that was not handed it builds the kernel from its source. Nothing is shared across the process."""
+    _fake_pycuda(monkeypatch)
+    carried = {"argmax": ".entry argmax(\n) // carried"}
+    given, other = cuda.CudaDevice(), cuda.CudaDevice()
+    for dev in (given, other):
+        dev.driver.module_from_buffer = _Module
+    monkeypatch.setattr(cuda.ptx, "build", lambda src, defines=(): f"built {src.name}")
+    given.carry(carried)
+    assert given._function("argmax") == ("argmax", carried["argmax"].encode())
+    assert other._function("argmax") == ("argmax", b"built argmax")
+
+
+@pytest.mark.skipif(not ptx.can_compile(), reason="nvcc is not on PATH")
+def test_a_printed_module_hands_its_ptx_to_the_device_it_runs_on(tmp_path):
+    p = placed(api.place(decoder_step(load("tiny")), PlaceOptions("greedy")))
+    namespace: dict = {}
+    exec(compile(p.source(embed_ptx=True), "printed", "exec"), namespace)
+    lowered = namespace["LOWERED"]
+    assert lowered == p.lowered and set(lowered.ptx) == {ptx.module_name(k) for k in p.lowered.kernels()}
+
+    class Carrying(NumpyDevice):
+        def carry(self, modules) -> None:
+            self.carried = dict(modules)
+
+    dev = Carrying()
+    namespace["run"](dev, random_feeds(p.step, 1))
+    assert dev.carried == lowered.ptx
 
 
 class _Keys:

@@ -183,7 +183,6 @@ def test_processes_compiling_one_module_at_once_each_get_it_whole(tmp_path):
 def test_without_nvcc_compiling_is_a_user_error_saying_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("LANEARENA_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(ptx, "PROVIDED", {})  # (no printed module loaded before in this process hands it over)
     assert not ptx.can_compile()
     with pytest.raises(UserError, match=r"needs nvcc on PATH \(NVIDIA's CUDA toolkit"):
         ptx.ptx_source("rms_norm")
@@ -207,16 +206,17 @@ def test_a_source_that_does_not_compile_is_a_user_error_with_nvccs_message(tmp_p
         ptx.build(broken)
 
 
-def test_provided_modules_are_used_as_given_without_a_compiler(tmp_path, monkeypatch):
-    """What a printed module hands over is what a device loads, by module for the package's kernels and by entry for
-    a kind's own whose source this process lacks; nothing is compiled."""
+def test_carried_modules_are_used_as_given_without_a_compiler(tmp_path, monkeypatch):
+    """What a printed step carries is what a device loads, by module for the package's kernels and by entry for a
+    kind's own whose source this process lacks; nothing is compiled. What it does not carry is built from source."""
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(ptx, "PROVIDED", {})
-    ptx.provide({"attention[HEAD_DIM=64]": "given attention", "theirs": ".entry their_kernel(\n)"})
-    assert ptx.ptx_source("attention[HEAD_DIM=64]") == "given attention"
-    assert ptx.ptx_source("their_kernel") == ".entry their_kernel(\n)"
+    carried = {"attention[HEAD_DIM=64]": "given attention", "theirs": ".entry their_kernel(\n)"}
+    assert ptx.ptx_source("attention[HEAD_DIM=64]", carried) == "given attention"
+    assert ptx.ptx_source("their_kernel", carried) == ".entry their_kernel(\n)"
     with pytest.raises(KeyError, match="no CUDA source nor PTX module defines kernel nobodys"):
-        ptx.ptx_source("nobodys")
+        ptx.ptx_source("nobodys", carried)
+    with pytest.raises(KeyError, match="defines kernel their_kernel"):
+        ptx.ptx_source("their_kernel")  # carried by one step, not by every step of the process
 
 
 @needs_nvcc
