@@ -222,5 +222,5 @@ def test_the_twin_in_a_placed_step_draws_each_row_with_its_own_number():
     ],
 )
 def test_the_kind_refuses_what_the_kernel_cannot_draw_by(params, message):
-    with pytest.raises(Exception, match=message):
+    with pytest.raises(ValueError, match=message):
         _sample_step(1, 10, **params)
