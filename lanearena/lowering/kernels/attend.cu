@@ -75,17 +75,6 @@ extern "C" __global__ void attention_fold(float* out, const float* ap, int heads
   }
 }
 
-__device__ float block_max(float v) {
-  __shared__ float part[WARPS];
-  v = warp_max(v);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float m = part[0];
-  for (int w = 1; w < WARPS; ++w) m = fmaxf(m, part[w]);
-  __syncthreads();
-  return m;
-}
-
 // Row `row` of hd values in two words with one scale: s = max|x| / 127, hi = clamp(rint(x / s)),
 // lo = clamp(rint((x / s - hi) * 127)); all 0 where s is 0.
 __device__ void two_words(const float* x, signed char* hi, signed char* lo, float* scale, int hd) {

@@ -58,6 +58,19 @@ __device__ float block_sum(float v) {
   return s;
 }
 
+// The largest of `v` over a block of THREADS threads, in every thread.
+__device__ float block_max(float v) {
+  __shared__ float part[WARPS];
+  v = warp_max(v);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float m = part[0];
+#pragma unroll
+  for (int w = 1; w < WARPS; ++w) m = fmaxf(m, part[w]);
+  __syncthreads();  // so that a later call may reuse `part`
+  return m;
+}
+
 // Whether this block is the last of `arrivals` blocks to reach `counter`. Every block calls it after writing its
 // partials; the last one resets the counter, so the launch leaves it zero for the next, and may then read the others'
 // partials (with __ldcg: they were written on other multiprocessors, past this one's L1).

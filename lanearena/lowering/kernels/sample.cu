@@ -9,19 +9,6 @@ __device__ __forceinline__ unsigned key_of(float x) {
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-// The largest of `v` over the block, in every thread.
-__device__ float block_max(float v) {
-  __shared__ float part[WARPS];
-  v = warp_max(v);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float m = part[0];
-#pragma unroll
-  for (int w = 1; w < WARPS; ++w) m = fmaxf(m, part[w]);
-  __syncthreads();
-  return m;
-}
-
 // The key of the k-th largest of the row's `v` values (0 < k < v), counted with repeats: a radix select, eight bits
 // a pass, in integer counts (the same on every run).
 __device__ unsigned kth_key(const float* row, int v, int k) {
