@@ -71,6 +71,14 @@ __device__ float block_max(float v) {
   return m;
 }
 
+// Column c of row r summed over the `split` parts fp[split, rows, n] a product's blocks wrote, in part order (read
+// with __ldcg: other multiprocessors wrote them, past this one's L1).
+__device__ __forceinline__ float parts_sum(const float* fp, int split, int rows, int n, int r, int c) {
+  float s = 0.f;
+  for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
+  return s;
+}
+
 // Whether this block is the last of `arrivals` blocks to reach `counter`. Every block calls it after writing its
 // partials; the last one resets the counter, so the launch leaves it zero for the next, and may then read the others'
 // partials (with __ldcg: they were written on other multiprocessors, past this one's L1).

@@ -61,8 +61,7 @@ __device__ bool product_tile(float* out, const Act& a, const void* w, const floa
   if (!last_arrival(&fq[row / TILE * gridDim.x + tile], split * (r1 - r0))) return false;
   for (int r = r0; r < r1; ++r)
     for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
-      float s = 0.f;
-      for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
+      const float s = parts_sum(fp, split, rows, n, r, c);
       out[(long)r * n + c] = s;
     }
   return true;

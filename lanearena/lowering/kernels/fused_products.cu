@@ -58,19 +58,12 @@ __device__ bool product_block(float* out, const float* x, const signed char* xh,
   const Act a = staged_row(x, xh, xl, xs, gain, eps, words, row, k, staged);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
-  Wrow<W> wr[COLS];
-  float acc[COLS];
+  float sums[COLS];
+  product_sums<W>(a, w, ws, k, k0, k1, c0, c1, sums);
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
     const int c = c0 + warp + j * WARPS;
-    wr[j] = weight_row<W>(w, ws, c < c1 ? c : c0, k);  // a column past the end reads column c0, and is not written
-    acc[j] = 0.f;
-  }
-  lane_dots(a, wr, k, k0, k1, acc);
-#pragma unroll
-  for (int j = 0; j < COLS; ++j) {
-    const int c = c0 + warp + j * WARPS;
-    const float s = warp_sum(acc[j]);
+    const float s = sums[j];
     if ((threadIdx.x & 31) == 0 && c < c1) {
       if (split == 1)
         out[(long)row * n + c] = finished(s, bias, residual, row, n, c);
@@ -83,8 +76,7 @@ __device__ bool product_block(float* out, const float* x, const signed char* xh,
   if (!last_arrival(&fq[row / TILE * gridDim.x + tile], split * (r1 - r0))) return false;
   for (int r = r0; r < r1; ++r)
     for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
-      float s = 0.f;
-      for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
+      const float s = parts_sum(fp, split, rows, n, r, c);
       out[(long)r * n + c] = finished(s, bias, residual, r, n, c);
     }
   return true;
@@ -205,12 +197,7 @@ __device__ __forceinline__ void glu_fused_of(float* out, signed char* oh, signed
   if (!last_arrival(&gq[row * gridDim.x + tile], split)) return;
   if (threadIdx.x < c1 - c0) {  // TILE <= THREADS: a thread a column
     const int c = c0 + threadIdx.x;
-    float g = 0.f, u = 0.f;
-    for (int p = 0; p < split; ++p) {
-      const long at = ((long)p * rows + row) * n + c;
-      g += __ldcg(&gp[at]);
-      u += __ldcg(&gp[up + at]);
-    }
+    const float g = parts_sum(gp, split, rows, n, row, c), u = parts_sum(gp + up, split, rows, n, row, c);
     emit(silu(g) * u, base + threadIdx.x, out, oh, ol, os);
   }
 }

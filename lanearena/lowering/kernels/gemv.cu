@@ -23,19 +23,12 @@ __device__ __forceinline__ void gemv_of(float* out, int pitch, const float* x, c
   const Act a = act_row(x, xh, xl, xs, row, k);
   const int k0 = part * kpart, k1 = min(k, k0 + kpart);
   const int c0 = tile * TILE, c1 = min(n, c0 + TILE), warp = threadIdx.x >> 5;
-  Wrow<W> wr[COLS];
-  float acc[COLS];
+  float sums[COLS];
+  product_sums<W>(a, w, ws, k, k0, k1, c0, c1, sums);
 #pragma unroll
   for (int j = 0; j < COLS; ++j) {
     const int c = c0 + warp + j * WARPS;
-    wr[j] = weight_row<W>(w, ws, c < c1 ? c : c0, k);  // a column past the end reads column c0, and is not written
-    acc[j] = 0.f;
-  }
-  lane_dots(a, wr, k, k0, k1, acc);
-#pragma unroll
-  for (int j = 0; j < COLS; ++j) {
-    const int c = c0 + warp + j * WARPS;
-    const float s = warp_sum(acc[j]);
+    const float s = sums[j];
     if ((threadIdx.x & 31) == 0 && c < c1) {
       if (split == 1)
         out[(long)row * pitch + c] = s + bias_of(bias, c);
@@ -47,8 +40,7 @@ __device__ __forceinline__ void gemv_of(float* out, int pitch, const float* x, c
   if (split == 1 || !last_arrival(&fq[row / TILE * gridDim.x + tile], split * (r1 - r0))) return;
   for (int r = r0; r < r1; ++r)
     for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
-      float s = 0.f;
-      for (int p = 0; p < split; ++p) s += __ldcg(&fp[((long)p * rows + r) * n + c]);
+      const float s = parts_sum(fp, split, rows, n, r, c);
       out[(long)r * pitch + c] = s + bias_of(bias, c);
     }
 }
@@ -95,12 +87,7 @@ __device__ __forceinline__ void glu_of(float* out, const float* x, const signed 
   }
   if (split == 1 || !last_arrival(&gq[row * gridDim.x + tile], split)) return;
   for (int c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
-    float g = 0.f, u = 0.f;
-    for (int p = 0; p < split; ++p) {
-      const long at = ((long)p * rows + row) * n + c;
-      g += __ldcg(&gp[at]);
-      u += __ldcg(&gp[up + at]);
-    }
+    const float g = parts_sum(gp, split, rows, n, row, c), u = parts_sum(gp + up, split, rows, n, row, c);
     out[(long)row * n + c] = silu(g + bias_of(bg, c)) * (u + bias_of(bu, c));
   }
 }

@@ -97,6 +97,25 @@ __device__ __forceinline__ void lane_dots(const Act& a, const Wrow<W> (&w)[N], i
 // The bias of column c, 0 where there is none.
 __device__ __forceinline__ float bias_of(const float* bias, int c) { return bias ? bias[c] : 0.f; }
 
+// The sums of a product for the COLS columns this warp takes of tile [c0, c1), column c0 + warp + j * WARPS in s[j],
+// over values [k0, k1) of activation `a`, in every lane; a column past c1 reads column c0 and is not to be written.
+template <typename W>
+__device__ __forceinline__ void product_sums(const Act& a, const void* w, const float* ws, int k, int k0, int k1,
+                                             int c0, int c1, float (&s)[COLS]) {
+  const int warp = threadIdx.x >> 5;
+  Wrow<W> wr[COLS];
+  float acc[COLS];
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) {
+    const int c = c0 + warp + j * WARPS;
+    wr[j] = weight_row<W>(w, ws, c < c1 ? c : c0, k);
+    acc[j] = 0.f;
+  }
+  lane_dots(a, wr, k, k0, k1, acc);
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) s[j] = warp_sum(acc[j]);
+}
+
 // The gate and up sums of a gated pair (glu's) for the COLS columns this warp takes of tile [c0, c1), column
 // c0 + warp + j * WARPS in g[j] and u[j], over values [k0, k1) of activation `a`, in every lane; a column past c1
 // reads column c0 and is not to be written.
