@@ -476,3 +476,63 @@ lane.step @s numerics(bf16) {
   lane.glu %x, %wg, %wu -> %y
   lane.output
 }
+
+// -----
+
+// A sampled token needs a temperature above 0 (its weights are exp((x - max) / temperature): NaN at 0; lane.argmax
+// is the arg-max), and a finite one; every float parameter of a kind is positive, so the generic check refuses 0.
+// CHECK: kernels.mlir:[[# @LINE + 7]]:3: error: lane.sample: parameter 'temperature' must be positive, not 0.0 (in the launch writing 'tok')
+lane.step @s numerics(f32) {
+  %x = lane.input "x" : !lane.tensor<2x64xf32>
+  %u = lane.input "u" : !lane.tensor<2xf32>
+  %wl = lane.weight "wl" : !lane.tensor<100x64xf32>
+  %logits = lane.tensor "logits" : !lane.tensor<2x100xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.sample %logits, %u -> %tok temperature(0.0)
+  lane.output %tok : !lane.tensor<2xi32>
+}
+
+// -----
+
+// CHECK: kernels.mlir:[[# @LINE + 5]]:3: error: lane.sample: parameter 'temperature' must be positive, not -0.5 (in the launch writing 'tok')
+lane.step @s numerics(f32) {
+  %logits = lane.input "logits" : !lane.tensor<2x100xf32>
+  %u = lane.input "u" : !lane.tensor<2xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.sample %logits, %u -> %tok temperature(-0.5)
+  lane.output %tok : !lane.tensor<2xi32>
+}
+
+// -----
+
+// top_p is a share of the weight: in (0, 1]; at 0 or below no token is kept.
+// CHECK: kernels.mlir:[[# @LINE + 5]]:3: error: lane.sample: parameter 'top_p' must be positive, not 0.0 (in the launch writing 'tok')
+lane.step @s numerics(f32) {
+  %logits = lane.input "logits" : !lane.tensor<2x100xf32>
+  %u = lane.input "u" : !lane.tensor<2xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.sample %logits, %u -> %tok temperature(0.7) top_p(0.0)
+  lane.output %tok : !lane.tensor<2xi32>
+}
+
+// -----
+
+// CHECK: kernels.mlir:[[# @LINE + 5]]:3: error: lane.sample: top_p must be at most 1, not 1.5 (in the launch writing 'tok')
+lane.step @s numerics(f32) {
+  %logits = lane.input "logits" : !lane.tensor<2x100xf32>
+  %u = lane.input "u" : !lane.tensor<2xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.sample %logits, %u -> %tok temperature(0.7) top_p(1.5)
+  lane.output %tok : !lane.tensor<2xi32>
+}
+
+// -----
+
+// CHECK: kernels.mlir:[[# @LINE + 5]]:3: error: lane.sample: temperature must be finite, not inf (in the launch writing 'tok')
+lane.step @s numerics(f32) {
+  %logits = lane.input "logits" : !lane.tensor<2x100xf32>
+  %u = lane.input "u" : !lane.tensor<2xf32>
+  %tok = lane.tensor "tok" : !lane.tensor<2xi32>
+  lane.sample %logits, %u -> %tok temperature(1.0e400)
+  lane.output %tok : !lane.tensor<2xi32>
+}
