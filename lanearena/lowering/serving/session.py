@@ -20,6 +20,7 @@ check: nothing left by the last step may be read through the arena).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -34,8 +35,8 @@ from lanearena.lowering.codegen.placed import placed
 from lanearena.lowering.replay.graph import replayer
 from lanearena.lowering.runtime.backend import new_device
 from lanearena.lowering.runtime.execute import poison, prepare
-from lanearena.lowering.serving.weights import KEPT, Held, WeightSource, kept, put
-from lanearena.model import Role, Step
+from lanearena.lowering.serving.weights import KEPT, Held, RandomWeights, WeightSource, kept, put
+from lanearena.model import ALIGN, Role, Step, aligned
 from lanearena.options import PlaceOptions
 from lanearena.passes.arena_place import place_module
 
@@ -43,6 +44,23 @@ Admit = Callable[[Step, int], None]
 """A check of a step before the session allocates anything for it: given the step (plain data) and the bytes the
 session is about to allocate for it (its own arena, counters and computed buffers, and the weights and state that
 no step built before holds), it raises where they do not fit."""
+
+
+MAX_BATCH = 4096
+"""The most sequences a session serves at once (as `DecoderConfig`'s `batch` allows)."""
+
+_ELEM_BYTES = {"f32": 4, "i32": 4, "bf16": 2}
+
+
+def slot_bytes(t: Held, batch: int = 1) -> int:
+    """The bytes of one sequence slot's part of state `t` (of `batch` slots): its values, slot after slot."""
+    return math.prod(t.shape[1:] if batch > 1 else t.shape) * _ELEM_BYTES[t.elem]
+
+
+def slots(t: Held, batch: int) -> Held:
+    """One sequence's state `t` made the state of `batch` sequences, slot after slot (each slot's part laid out as
+    `t`): the buffer that steps of one sequence and the step of a row a slot share."""
+    return Held(t.role, t.elem, (batch, *t.shape), max(aligned(batch * slot_bytes(t), ALIGN), t.bytes))
 
 
 class _Bound:
@@ -61,6 +79,10 @@ class _Bound:
         self.step: Step = step.step
         self.lowered: Lowered = step.lowered
         self.buffers: list[int] = []
+        self.replays: dict[int, Callable[[], None]] = {}
+        self.strides: dict[int, int] = {}
+        """Where the step serves one sequence of a session of several: each state buffer's bytes a slot (slot s's
+        state at its slot-0 address plus s times them)."""
 
     def own_bytes(self) -> int:
         """The bytes of the step's buffers that hold no weight nor state: its arena, counters and computed
@@ -82,26 +104,42 @@ class _Bound:
         }
         self.buffers = prepare(dev, self.lowered, inputs, addrs)
         self.replay = replayer(dev, self.lowered, self.buffers, graph)
+        self.replays = {0: self.replay}
+        self.device, self.graph = dev, graph
 
-    def run(self, dev, ids: np.ndarray, pos: np.ndarray, draw: float, poisoned: bool) -> None:
-        """The step run on `ids` at positions `pos` (one row each), the state updated, the last row's token drawn
-        with uniform number `draw` where the step samples; its arena and computed buffers poisoned first where
-        `poisoned`."""
+    def at_slot(self, slot: int) -> Callable[[], None]:
+        """The replay of the step over sequence slot `slot`'s state (its own arena, inputs and outputs shared by
+        every slot), made the first time the slot is asked for."""
+        if slot not in self.replays:
+            b = list(self.buffers)
+            for k, stride in self.strides.items():
+                b[k] += slot * stride
+            self.replays[slot] = replayer(self.device, self.lowered, b, self.graph)
+        return self.replays[slot]
+
+    def run(self, dev, ids: np.ndarray, pos: np.ndarray, draw, poisoned: bool, slot: int = 0) -> None:
+        """The step run on `ids` at positions `pos` (one row each), the state (of sequence slot `slot`) updated,
+        each row's token drawn with uniform number `draw` (one, or one a row) where the step samples; its arena and
+        computed buffers poisoned first where `poisoned`."""
         lowered, b = self.lowered, self.buffers
         if poisoned:
             poison(dev, lowered, b)
         feeds = {"ids": ids.astype(np.int32), "pos": pos.astype(np.int32)}
-        if "draw" in lowered.feeds:  # only the last row's token is ever read
-            feeds["draw"] = np.full(len(ids), draw, np.float32)
+        if "draw" in lowered.feeds:  # a prompt's: only the last row's token is ever read
+            feeds["draw"] = np.broadcast_to(np.asarray(draw, np.float32), (len(ids),)).copy()
         for name, values in feeds.items():
             f = lowered.feeds[name]
             dev.upload(b[f.buffer] + f.offset, values)
-        self.replay()
+        self.at_slot(slot)()
 
     def token(self, dev, row: int) -> int:
         """The token of row `row` of the last run, the arg-max or drawn (4 bytes read back)."""
+        return int(self.tokens(dev, range(row, row + 1))[0])
+
+    def tokens(self, dev, rows: range) -> np.ndarray:
+        """The tokens of `rows` of the last run, the arg-max or drawn (4 bytes a row read back)."""
         t = self.lowered.results["token"]
-        return int(dev.download(self.buffers[t.buffer] + t.offset + 4 * row, np.int32, 1)[0])
+        return dev.download(self.buffers[t.buffer] + t.offset + 4 * rows.start, np.int32, len(rows))
 
     def logits(self, dev, rows: range) -> np.ndarray:
         """The logits of `rows` of the last run (f32, one row each)."""
@@ -129,28 +167,51 @@ class Session:
         admit: Admit | None = None,
         graph: bool = True,
         debug_poison: bool = False,
+        batch: int = 1,
         **placing,
     ):
         if not c.output_logits:
             raise UserError(f"{c.name}: a session reads the logits (output_logits false)")
+        if isinstance(weights, RandomWeights) and weights.widths is None:  # q, k and v the same in every step
+            weights = weights.joined(c.q_dim, c.kv_dim)
         self.config, self.weights, self.placing, self.admit = c, weights, placing, admit
         self.graph, self.debug_poison = graph, debug_poison
+        if not 1 <= batch <= MAX_BATCH:
+            raise UserError(f"{c.name}: a session serves 1 to {MAX_BATCH} sequences at once, not {batch}")
         self.chunk = min(chunk, c.max_len)
+        self.batch = batch
         self.kept: dict[str, Held] = {}
         self.addrs: dict[str, int] = {}
+        self.lengths = [0] * batch
+        """The positions each sequence slot's caches hold."""
         self.device = new_device(backend)
         self.decode = self._bound(1)
         self.prefill: _Bound | None = None
-        self.length = 0
+        self.batched = self._bound(batch, batch) if batch > 1 else None
+        """The decode step of a row a slot, where the session serves several sequences."""
 
-    def _bound(self, rows: int) -> _Bound:
-        """The step of `rows` rows, built, placed and lowered, admitted, and bound to the session's weights and
-        state, those it is the first to hold put on the device (made by the session's weights)."""
-        step = _Bound(dataclasses.replace(self.config, rows=rows), self.placing)
+    @property
+    def length(self) -> int:
+        """The positions the caches hold (of slot 0, the only one of a session of one sequence)."""
+        return self.lengths[0]
+
+    def _bound(self, rows: int, batch: int = 1) -> _Bound:
+        """The step of `rows` rows serving `batch` sequences, built, placed and lowered, admitted, and bound to the
+        session's weights and state, those it is the first to hold put on the device (made by the session's
+        weights). In a session of several sequences, a step of one serves any slot: its state is a slot's part of
+        the state of all (`slots`)."""
+        c = dataclasses.replace(self.config, rows=rows, **({"batch": batch} if batch > 1 else {}))
+        step = _Bound(c, self.placing)
         held = kept([step.lowered], KEPT)
+        if self.batch > 1 and batch == 1:
+            step.strides = {
+                step.lowered.feeds[n].buffer: slot_bytes(t) for n, t in held.items() if t.role is Role.STATE
+            }
+            held = {n: slots(t, self.batch) if t.role is Role.STATE else t for n, t in held.items()}
         for name, t in held.items():
-            if self.kept.get(name, t) != t:
-                raise AssertionError(f"{name}: the steps disagree on it ({self.kept[name]} and {t})")
+            had = self.kept.get(name, t)
+            if had != t and not (t.role is Role.STATE and had.shape == t.shape and t.bytes <= had.bytes):
+                raise AssertionError(f"{name}: the steps disagree on it ({had} and {t})")
         new = {name: t for name, t in held.items() if name not in self.kept}
         if self.admit is not None:
             self.admit(step.step, step.own_bytes() + sum(t.bytes for t in new.values()))
@@ -161,8 +222,9 @@ class Session:
 
     @property
     def steps(self) -> list[_Bound]:
-        """The steps built so far: the decode step, and the prefill step once a prompt has asked for it."""
-        return [s for s in (self.decode, self.prefill) if s is not None]
+        """The steps built so far: the decode step, the prefill step once a prompt has asked for it, and the decode
+        step of several sequences where the session serves them."""
+        return [s for s in (self.decode, self.prefill, self.batched) if s is not None]
 
     def _prefill(self) -> _Bound:
         """The prefill step, built, placed, lowered and bound the first time it is asked for."""
@@ -176,21 +238,27 @@ class Session:
         if self.chunk > 1 and positions >= self.chunk:
             self._prefill()
 
-    def reset(self) -> None:
-        """Empties the caches and state (the weights stay)."""
+    def reset(self, slot: int | None = None) -> None:
+        """Empties the caches and state (the weights stay): of sequence slot `slot`, else of every slot."""
         for name, t in self.kept.items():
             if t.role is Role.STATE:
-                self.device.fill(self.addrs[name], t.bytes, 0)
-        self.length = 0
+                if slot is None:
+                    self.device.fill(self.addrs[name], t.bytes, 0)
+                else:
+                    one = slot_bytes(t, self.batch)
+                    self.device.fill(self.addrs[name] + slot * one, one, 0)
+        for s in range(self.batch) if slot is None else [slot]:
+            self.lengths[s] = 0
 
-    def _run(self, ids, draw: float = 0.0) -> Iterator[tuple[_Bound, int]]:
-        """Token `ids` run at the next positions, whole chunks through the prefill step, the rest a row at a time
-        through the decode step (a sampling step's rows drawn with uniform number `draw`): each step run, and the
-        rows it ran, as it is run."""
+    def _run(self, ids, draw: float = 0.0, slot: int = 0) -> Iterator[tuple[_Bound, int]]:
+        """Token `ids` run at the next positions of sequence slot `slot`, whole chunks through the prefill step,
+        the rest a row at a time through the decode step (a sampling step's rows drawn with uniform number `draw`):
+        each step run, and the rows it ran, as it is run."""
         ids = np.asarray(ids, np.int64).reshape(-1)
-        if self.length + len(ids) > self.config.max_len:
+        length = self.lengths[slot]
+        if length + len(ids) > self.config.max_len:
             raise UserError(
-                f"{self.length} positions and {len(ids)} more do not fit the caches' max_len {self.config.max_len}"
+                f"{length} positions and {len(ids)} more do not fit the caches' max_len {self.config.max_len}"
             )
         if ids.size and (ids.min() < 0 or ids.max() >= self.config.vocab):
             raise UserError(f"token ids must be in [0, {self.config.vocab}), not {ids.min()}..{ids.max()}")
@@ -198,8 +266,8 @@ class Session:
         while at < len(ids):
             s = self._prefill() if self.chunk > 1 and len(ids) - at >= self.chunk else self.decode
             rows = ids[at : at + s.rows]
-            s.run(self.device, rows, self.length + np.arange(len(rows)), draw, self.debug_poison)
-            self.length += len(rows)
+            s.run(self.device, rows, self.lengths[slot] + np.arange(len(rows)), draw, self.debug_poison, slot)
+            self.lengths[slot] += len(rows)
             at += len(rows)
             yield s, len(rows)
 
@@ -208,21 +276,44 @@ class Session:
         out = [s.logits(self.device, range(rows)) for s, rows in self._run(ids)]
         return np.concatenate(out) if out else np.zeros((0, self.config.vocab), np.float32)
 
-    def next(self, ids, logits: bool = False, draw: float = 0.0) -> tuple[int, np.ndarray | None]:
-        """Token `ids` (at least one) run at the next positions: the token of the last (its 4 bytes read back),
-        the arg-max, or where the config samples drawn on the device with uniform number `draw`; and its row of
-        logits where `logits` asks (else None). A token of -1 (NaN or +Inf among the logits, as the step finds
-        them) is refused."""
+    def next(self, ids, logits: bool = False, draw: float = 0.0, slot: int = 0) -> tuple[int, np.ndarray | None]:
+        """Token `ids` (at least one) run at the next positions of sequence slot `slot`: the token of the last (its
+        4 bytes read back), the arg-max, or where the config samples drawn on the device with uniform number
+        `draw`; and its row of logits where `logits` asks (else None). A token of -1 (NaN or +Inf among the
+        logits, as the step finds them) is refused."""
         if not len(ids):
             raise UserError("no token ids to run")
-        *_, (s, rows) = self._run(ids, draw)
+        *_, (s, rows) = self._run(ids, draw, slot)
         token = s.token(self.device, rows - 1)
         if token < 0:
-            raise Overflow(
-                f"{self.config.name}: the logits at position {self.length - 1} hold NaN or Inf: the weights or "
-                f"the {self.config.numerics} numerics overflow"
-            )
+            raise self._overflow(self.lengths[slot] - 1)
         return token, s.logits(self.device, range(rows - 1, rows))[0] if logits else None
+
+    def next_all(self, ids, live, draws, logits: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """One decode row for each sequence slot: slot s's token `ids[s]` run at its next position where `live[s]`
+        (a slot that is not live runs token 0 at position 0 of its own caches, left to be emptied before it is
+        used again), through the decode step of a row a slot, each row's token drawn with `draws[s]` where the
+        config samples. The tokens of every slot (4 bytes each read back) and, where `logits` asks, their logits
+        (a row a slot); a live slot's token of -1 is refused."""
+        s = self.batched or self.decode
+        live = np.asarray(live, bool)
+        pos = np.where(live, np.asarray(self.lengths), 0)
+        if (pos[live] >= self.config.max_len).any():
+            raise UserError(f"a sequence fills the caches' max_len {self.config.max_len}: it cannot go on")
+        s.run(self.device, np.where(live, np.asarray(ids), 0), pos, draws, self.debug_poison)
+        for slot in np.flatnonzero(live):
+            self.lengths[slot] += 1
+        tokens = s.tokens(self.device, range(self.batch))
+        bad = np.flatnonzero(live & (tokens < 0))
+        if bad.size:
+            raise self._overflow(self.lengths[bad[0]] - 1)
+        return tokens, s.logits(self.device, range(self.batch)) if logits else None
+
+    def _overflow(self, position: int) -> Overflow:
+        return Overflow(
+            f"{self.config.name}: the logits at position {position} hold NaN or Inf: the weights or the "
+            f"{self.config.numerics} numerics overflow"
+        )
 
     def generate(self, prompt, n: int) -> tuple[list[int], np.ndarray]:
         """`n` tokens generated greedily after `prompt` (the arg-max of each position's logits), and the logits each

@@ -4,6 +4,7 @@ before the next is made, so a run holds the device's memory and one tensor besid
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -58,23 +59,48 @@ def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN, na
         dev.upload(scales + at // QBLOCK * 4, q.scales)
 
 
+JOINED = {"wqkv": ("wq", "wk", "wv"), "bqkv": ("bq", "bk", "bv")}
+"""The weights a one-row decode step joins (q, k and v made by one projection) and the parts a step of several rows
+projects each on its own, in row order: a joined weight is its parts one above the other."""
+
+
 class RandomWeights:
     """Weights drawn at random as `execute.random_feeds` draws them (gains near 1, matrices scaled by their fan-in),
-    from one generator of `seed` in the order the names are asked for, each drawn a slice at a time so that no
-    float64 copy of a whole tensor is made. Drawn in f32: a bf16 weight is rounded once, as `upload` puts it on the
-    device."""
+    each from a generator of `seed` and its own name (so a weight's values do not depend on which weights were
+    drawn before, nor on which step asks), drawn a slice at a time so that no float64 copy of a whole tensor is
+    made. A joined weight (`JOINED`) is its parts drawn by their names, where the part widths are known (`widths`:
+    q's and k's, as `DecoderConfig.q_dim` and `kv_dim`): the one-row decode step then reads the values the steps of
+    several rows read. Drawn in f32: a bf16 weight is rounded once, as `upload` puts it on the device."""
 
-    def __init__(self, seed: int = 0):
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, seed: int = 0, widths: tuple[int, int] | None = None):
+        self.seed, self.widths = seed, widths
 
     def check(self, weights: dict[str, tuple[int, ...]]) -> None:
         return None
 
+    def joined(self, q: int, kv: int) -> RandomWeights:
+        """These weights, a joined weight drawn as its parts of widths `q`, `kv` and `kv`."""
+        return RandomWeights(self.seed, (q, kv))
+
     def values(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        prefix, _, own = name.rpartition(".")
+        parts = JOINED.get(own)
+        if parts is not None and self.widths is not None:
+            q, kv = self.widths
+            if shape[0] == q + 2 * kv:
+                rest = tuple(shape[1:])
+                named = [
+                    (f"{prefix}.{part}" if prefix else part, n) for part, n in zip(parts, (q, kv, kv), strict=True)
+                ]
+                return np.concatenate([self._drawn(part, (n, *rest)) for part, n in named])
+        return self._drawn(name, shape)
+
+    def _drawn(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, zlib.crc32(name.encode())])
         out = np.empty(shape, np.float32)
         flat = out.reshape(-1)
         for at in range(0, flat.size, SLICE):
-            part = self.rng.standard_normal(min(SLICE, flat.size - at))
+            part = rng.standard_normal(min(SLICE, flat.size - at))
             flat[at : at + part.size] = 1 + 0.1 * part if len(shape) == 1 else part / np.sqrt(shape[-1])
         return out
 
