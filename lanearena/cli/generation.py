@@ -38,8 +38,18 @@ rounded so that runs of about the same length build the same steps."""
 
 
 def add_generation_flags(p) -> None:
-    p.add_argument("--prompt-ids", metavar="IDS", help="generate after these token ids (1,2,3)")
-    p.add_argument("--prompt", metavar="TEXT", help="generate after this text (the model directory's tokenizer.json)")
+    p.add_argument(
+        "--prompt-ids",
+        metavar="IDS",
+        action="append",
+        help="generate after these token ids (1,2,3); given again, after each, the sequences decoded together",
+    )
+    p.add_argument(
+        "--prompt",
+        metavar="TEXT",
+        action="append",
+        help="generate after this text (the model directory's tokenizer.json); given again, after each",
+    )
     p.add_argument(
         "--chat",
         metavar="MESSAGE",
@@ -97,6 +107,9 @@ def check_flags(args) -> None:
     given = [a for a in ("prompt_ids", "prompt", "chat") if getattr(args, a) is not None]
     if len(given) > 1:
         raise UserError(f"give one of --prompt, --prompt-ids and --chat, not {' and '.join(_flag(a) for a in given)}")
+    several = len(args.prompt_ids or args.prompt or []) > 1
+    if several and args.logits is not None:
+        raise UserError("--logits saves the logits of one sequence: give one prompt with it")
     if not generating(args):
         asked = [a for a in ("logits", "ignore_eos", "debug_poison") if getattr(args, a)]
         asked += [a for a, plain in (("temperature", 0.0), ("top_k", 0), ("top_p", 1.0)) if getattr(args, a) != plain]
@@ -118,30 +131,38 @@ def _flag(attribute: str) -> str:
     return "--" + attribute.replace("_", "-")
 
 
-def _prompt(args, vocab: int) -> tuple[list[int], Any]:
-    """The prompt's token ids, each in [0, vocab), and the tokenizer that made them (None for --prompt-ids)."""
+def _prompts(args, vocab: int) -> tuple[list[list[int]], Any]:
+    """Each prompt's token ids (one a --prompt-ids or --prompt given, in order), each id in [0, vocab), and the
+    tokenizer that made them (None for --prompt-ids); an empty prompt is refused, naming which."""
     if args.prompt is not None or args.chat is not None:
         flag = "--prompt" if args.prompt is not None else "--chat"
         directory = Path(args.model)
         tok = tokenizer(directory, flag) if directory.is_dir() else None
         if tok is None:
             raise UserError(f"{flag} needs a tokenizer.json in the model directory, and {args.model} is no directory")
-        if args.prompt is not None:
-            ids = tok.encode(args.prompt).ids
-        else:
-            ids = tok.encode(chat_prompt(directory, args.chat), add_special_tokens=False).ids
-        if not ids:
-            raise UserError(f"{flag} {(args.prompt if args.prompt is not None else args.chat)!r} makes no token")
-        return _in_range(ids, vocab, flag), tok
+        texts = args.prompt if args.prompt is not None else [args.chat]
+        out = []
+        for text in texts:
+            if args.prompt is not None:
+                ids = tok.encode(text).ids
+            else:
+                ids = tok.encode(chat_prompt(directory, text), add_special_tokens=False).ids
+            if not ids:
+                raise UserError(f"{flag} {text!r} makes no token")
+            out.append(_in_range(ids, vocab, flag))
+        return out, tok
     if args.prompt_ids is None:
         raise UserError("--generate needs a prompt: --prompt-ids 1,2,3, --prompt TEXT or --chat MESSAGE")
-    try:
-        ids = [int(v) for v in args.prompt_ids.split(",") if v.strip()]
-    except ValueError:
-        raise UserError(f"--prompt-ids is token ids separated by commas, not {args.prompt_ids!r}") from None
-    if not ids:
-        raise UserError("--prompt-ids gives no token")
-    return _in_range(ids, vocab, "--prompt-ids"), None
+    out = []
+    for given in args.prompt_ids:
+        try:
+            ids = [int(v) for v in given.split(",") if v.strip()]
+        except ValueError:
+            raise UserError(f"--prompt-ids is token ids separated by commas, not {given!r}") from None
+        if not ids:
+            raise UserError(f"--prompt-ids {given!r} gives no token: a prompt needs one at least")
+        out.append(_in_range(ids, vocab, "--prompt-ids"))
+    return out, None
 
 
 def _in_range(ids: list[int], vocab: int, flag: str) -> list[int]:
@@ -197,13 +218,17 @@ class Asked:
     config: DecoderConfig
     stop: frozenset[int]
     sampling: Sampling
+    prompts: tuple[list[int], ...] = ()
+    """Every prompt (the first is `ids`) where several are given: decoded together, a row a sequence."""
 
 
 def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     """The generation `args` ask of `config` (made from `config_json`, where it is a model directory's), every flag
     checked."""
-    ids, tok = _prompt(args, config.vocab)
+    prompts, tok = _prompts(args, config.vocab)
+    ids = prompts[0]
     n = DEFAULT_TOKENS if args.generate is None else args.generate
+    config = batched(config, len(prompts))
     sampling = Sampling(  # the flags', else the config's own (`--set temperature=...`)
         args.temperature or config.temperature,
         args.top_k or config.top_k,
@@ -212,35 +237,40 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     )
     sized = dataclasses.replace(
         config,
-        max_len=run_length(config, len(ids) + n, args.max_len),
+        max_len=run_length(config, max(map(len, prompts)) + n, args.max_len),
         temperature=sampling.temperature,
         top_k=sampling.top_k,
         top_p=sampling.top_p,
     )
     stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
-    return Asked(ids, tok, n, sized, stop, sampling)
+    return Asked(ids, tok, n, sized, stop, sampling, tuple(prompts) if batch_of(sized) > 1 else ())
+
+
+def batched(config: DecoderConfig, prompts: int) -> DecoderConfig:
+    """`config` serving `prompts` sequences at once: its `batch` (`--set batch=B`) where given, else one sequence
+    a prompt; more prompts than a given batch are refused."""
+    batch = batch_of(config)
+    if batch == 1:
+        return dataclasses.replace(config, batch=prompts) if prompts > 1 else config
+    if prompts > batch:
+        raise UserError(
+            f"{prompts} prompts, more than the {batch} sequences of --set batch={batch}: give at most {batch}, or "
+            "a larger batch"
+        )
+    return config
+
+
+def batch_of(config: DecoderConfig) -> int:
+    """The sequences a step of `config` serves at once."""
+    return getattr(config, "batch", 1)
 
 
 def generate(args, run: Asked, weights: WeightSource | None, backend: str, show) -> dict:
     """The report of generation `run`: the prompt's and the generated tokens (and text, streamed to standard output
     as it is generated unless --json), why it stopped, the numerics, the times it took."""
     ids, tok, n, config, stop = run.ids, run.tokenizer, run.n, run.config, run.stop
-    chunk = max(1, min(args.chunk, config.max_len))
-    show(f"placing and lowering {config.name}, uploading its weights")
     t = time.perf_counter()
-    placing = {"algorithm": args.algorithm, "time_limit": args.time_limit, "work": args.work}
-    admit = _admit(config) if backend == "numpy" else None
-    session = Session(
-        config,
-        weights or RandomWeights(args.seed),
-        backend,
-        chunk,
-        admit,
-        graph=not args.no_graph,
-        debug_poison=args.debug_poison,
-        **placing,
-    )
-    session.ready(len(ids))
+    session = new_session(args, run, weights, backend, show)
     ready = time.perf_counter() - t
     in_f32 = f32_products(session.decode.module)
     show(f"generating {n} tokens after {len(ids)}")
@@ -284,6 +314,27 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         **speed(t, times, session),
     }
     return report
+
+
+def new_session(args, run: Asked, weights: WeightSource | None, backend: str, show) -> Session:
+    """The session of generation `run` (`run.config`'s steps, of a row a sequence where it serves several), with
+    the steps its prompts run through built."""
+    config = run.config
+    show(f"placing and lowering {config.name}, uploading its weights")
+    placing = {"algorithm": args.algorithm, "time_limit": args.time_limit, "work": args.work}
+    session = Session(
+        config,
+        weights or RandomWeights(args.seed),
+        backend,
+        max(1, min(args.chunk, config.max_len)),
+        _admit(config) if backend == "numpy" else None,
+        graph=not args.no_graph,
+        debug_poison=args.debug_poison,
+        batch=batch_of(config),
+        **placing,
+    )
+    session.ready(max(map(len, run.prompts or (run.ids,))))
+    return session
 
 
 def speed(start: float, times: list[float], session: Session) -> dict:

@@ -13,6 +13,7 @@ import time
 
 from lanearena import api
 from lanearena.analysis.arena_problem import problem
+from lanearena.cli.batch_generation import generate_batch
 from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_json_of, config_of
 from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
@@ -101,7 +102,9 @@ def run(args) -> int:
     if backend == "numpy":  # before a step is built: one of a million layers takes minutes to find too large
         check_memory(args.model, config_bytes(config), available_memory())
     try:
-        if wanted is not None:
+        if wanted is not None and wanted.prompts:
+            report, ok = generate_batch(args, wanted, weights, backend, show), True
+        elif wanted is not None:
             report, ok = generate(args, wanted, weights, backend, show), True
         else:
             t = time.perf_counter()
