@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from lanearena.cli.generation import Asked, batch_of, new_session
+from lanearena.cli.generation import Asked, new_session
 from lanearena.lowering.serving.sequences import generate_many
 from lanearena.lowering.serving.weights import WeightSource
 
@@ -19,7 +19,7 @@ def generate_batch(args, run: Asked, weights: WeightSource | None, backend: str,
     t = time.perf_counter()
     session = new_session(args, run, weights, backend, show)
     ready = time.perf_counter() - t
-    show(f"generating {run.n} tokens after each of {len(run.prompts)} prompts, {batch_of(config)} sequences a step")
+    show(f"generating {run.n} tokens after each of {len(run.prompts)} prompts, {config.batch} sequences a step")
     t = time.perf_counter()
     done = generate_many(session, run.prompts, run.n, run.sampling, run.stop)
     spent = time.perf_counter() - t
@@ -37,7 +37,7 @@ def generate_batch(args, run: Asked, weights: WeightSource | None, backend: str,
         "numerics": config.numerics,
         "backend": backend,
         "max_len": config.max_len,
-        "batch": batch_of(config),
+        "batch": config.batch,
         "sampling": {
             "temperature": run.sampling.temperature,
             "top_k": run.sampling.top_k,

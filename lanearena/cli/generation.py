@@ -243,13 +243,13 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
         top_p=sampling.top_p,
     )
     stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
-    return Asked(ids, tok, n, sized, stop, sampling, tuple(prompts) if batch_of(sized) > 1 else ())
+    return Asked(ids, tok, n, sized, stop, sampling, tuple(prompts) if sized.batch > 1 else ())
 
 
 def batched(config: DecoderConfig, prompts: int) -> DecoderConfig:
     """`config` serving `prompts` sequences at once: its `batch` (`--set batch=B`) where given, else one sequence
     a prompt; more prompts than a given batch are refused."""
-    batch = batch_of(config)
+    batch = config.batch
     if batch == 1:
         return dataclasses.replace(config, batch=prompts) if prompts > 1 else config
     if prompts > batch:
@@ -258,11 +258,6 @@ def batched(config: DecoderConfig, prompts: int) -> DecoderConfig:
             "a larger batch"
         )
     return config
-
-
-def batch_of(config: DecoderConfig) -> int:
-    """The sequences a step of `config` serves at once."""
-    return getattr(config, "batch", 1)
 
 
 def generate(args, run: Asked, weights: WeightSource | None, backend: str, show) -> dict:
@@ -330,7 +325,7 @@ def new_session(args, run: Asked, weights: WeightSource | None, backend: str, sh
         _admit(config) if backend == "numpy" else None,
         graph=not args.no_graph,
         debug_poison=args.debug_poison,
-        batch=batch_of(config),
+        batch=config.batch,
         **placing,
     )
     session.ready(max(map(len, run.prompts or (run.ids,))))

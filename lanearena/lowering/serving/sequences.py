@@ -97,9 +97,9 @@ def generate_many(
         chose(k, token, logits)
     i = 1
     while live.any():
-        tokens, logits = session.next_all(last, live, np.full(session.batch, _draw(sampling, i)), keep_logits)
-        for k in np.flatnonzero(live):
-            chose(int(k), int(tokens[k]), logits[k] if logits is not None else None)
+        tokens, rows = session.next_all(last, live, np.full(session.batch, _draw(sampling, i)), keep_logits)
+        for slot in map(int, np.flatnonzero(live)):
+            chose(slot, int(tokens[slot]), rows[slot] if rows is not None else None)
         i += 1
     return out
 
