@@ -44,6 +44,17 @@ def added_bytes(step: Step, allocated: int, process: bool) -> int:
     return allocated + largest + (OVERHEAD if process else 0)
 
 
+def check_gpu_memory(name: str, need: int, memory: int) -> None:
+    """Refuses a GPU run whose weights and state take `need` bytes, more than the GPU's `memory`, before anything
+    is built or uploaded."""
+    if need > memory:
+        raise UserError(
+            f"{name} needs about {need / 1e9:.1f} GB on the GPU (its weights in the step's numerics and its caches, "
+            f"a cache a sequence slot), more than its {memory / 1e9:.1f} GB: make it smaller with --set (a smaller "
+            "batch or max_len, fewer layers)"
+        )
+
+
 def check_memory(name: str, need: int, available: int | None) -> None:
     """Refuses a numpy run that would take `need` bytes, more memory than is `available`, before it is drawn or
     read, rather than have the system kill the process half way."""

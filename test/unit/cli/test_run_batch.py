@@ -69,3 +69,12 @@ def test_a_batch_whose_caches_do_not_fit_the_memory_here_is_refused(capsys, noth
     assert main(["run", "qwen3-0.6b", "--quiet", "--backend", "numpy", *flags]) == 2
     err = capsys.readouterr().err
     assert "qwen3-0.6b needs about" in err and "GB" in err
+
+
+def test_a_batch_whose_caches_do_not_fit_the_gpu_is_refused(capsys, nothing_built, monkeypatch):
+    """On a GPU, the weights and caches against its memory (here a GPU of 8 GB, faked: none is needed to refuse)."""
+    monkeypatch.setattr(run_cli, "_backend", lambda name: "cuda")
+    monkeypatch.setattr(run_cli.cuda, "device_memory", lambda: 8 * 10**9)
+    flags = ["--prompt-ids", "1", "--prompt-ids", "2", "--set", "batch=64", "--max-len", "4096"]
+    assert main(["run", "qwen3-0.6b", "--quiet", *flags]) == 2
+    assert "on the GPU" in capsys.readouterr().err
