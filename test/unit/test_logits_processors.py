@@ -110,17 +110,30 @@ def test_top_k_is_transformers_ties_kept_together(logits, top_k):
     _same(logits, [], Sampling(temperature=1, top_k=top_k))
 
 
+def _near(values: np.ndarray, rank: int, nudge: float) -> float:
+    """A cut near the `rank`-th of `values` (counted from the largest), off it by `nudge` of it: where a wrong cut
+    keeps a token too many or too few."""
+    return float(np.sort(values)[::-1][rank % len(values)] * (1 + nudge))
+
+
+_NUDGE = st.floats(-0.02, 0.02)
+
+
 @settings(max_examples=EXAMPLES, deadline=None)
-@given(_logits(distinct=True), st.floats(0.05, 1, exclude_min=True))
-def test_top_p_is_transformers(logits, top_p):
+@given(_logits(distinct=True), st.integers(0, 23), _NUDGE)
+def test_top_p_is_transformers(logits, rank, nudge):
+    w = np.exp(logits.astype(np.float64) - logits.max())
+    top_p = min(1.0, _near(np.cumsum(np.sort(w)[::-1]) / w.sum(), rank, nudge))
     s = Sampling(temperature=1, top_p=top_p)
     assume(_clear_of_cuts(logits, [], s))
     _same(logits, [], s)
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
-@given(_logits(distinct=False), st.floats(0.001, 1))
-def test_min_p_is_transformers(logits, min_p):
+@given(_logits(distinct=False), st.integers(0, 23), _NUDGE)
+def test_min_p_is_transformers(logits, rank, nudge):
+    min_p = min(1.0, _near(np.exp(logits.astype(np.float64) - logits.max()), rank, nudge))
+    assume(min_p > 0)
     s = Sampling(temperature=1, min_p=min_p)
     assume(_clear_of_cuts(logits, [], s))
     _same(logits, [], s)
