@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 import transformers
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from lanearena.cli import main
 from lanearena.decoding import Sampling, next_token, uniform
@@ -87,7 +88,7 @@ def test_it_samples_by_the_directorys_defaults_the_same_tokens_every_run_of_a_se
 def test_greedy_flags_give_transformers_greedy_tokens(family, capsys, penalty):
     """Greedy by --temperature 0, with the directory's repetition penalty or --repetition-penalty 1.5 (which
     changes the tokens of these tiny models, given to repeating themselves)."""
-    model_type, directory = family
+    _, directory = family
     flags = ["--repetition-penalty", str(penalty)] if penalty is not None else []
     report = _run(capsys, directory, "--temperature", "0", *flags)
     assert report["sampling"] == "greedy" and report["generation"]["sources"]["do_sample"] == "flag"
@@ -168,6 +169,55 @@ def test_without_a_model_directory_the_defaults_are_neutral(capsys):
     report = _run(capsys, "tiny", "--temperature", "1.2")
     got = report["generation"]
     assert (got["top_k"], got["top_p"], got["min_p"]) == (0, 1.0, 0.0) and got["sources"]["top_k"] == "default"
+
+
+CORPUS = [
+    "the cat sat on the mat",
+    "café au lait, naïve résumé",
+    "日本語のテキスト 東京",
+    "stop, stopping",
+    "a😀b 😀😀",
+]
+
+
+@pytest.fixture(scope="module")
+def talking(tmp_path_factory):
+    """A tiny Llama of 300 tokens with a byte-level BPE tokenizer of 300 trained here (as Qwen's and Llama-3's are
+    byte-level): its greedy text is bytes at random, ASCII among them."""
+    directory = tmp_path_factory.mktemp("bpe")
+    tiny(directory, vocab_size=300)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    tok.train_from_iterator(CORPUS * 20, trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet))
+    assert tok.get_vocab_size() == 300
+    tok.save(str(directory / "tokenizer.json"))
+    return directory
+
+
+def test_stop_strings_stop_where_transformers_generate_stops(talking, capsys):
+    """Each stop string two ASCII characters of the free greedy text (ASCII bytes decode as themselves wherever
+    the bytes around them are not UTF-8), the first five such: some in the prompt alone (which stop nothing),
+    some generated."""
+    free = _run(capsys, talking, "--ignore-eos", "--generate", "16")
+    text = Tokenizer.from_file(str(talking / "tokenizer.json")).decode(PROMPT + free["tokens"])
+    strings = [text[i : i + 2] for i in range(len(text) - 1) if all(" " <= c <= "~" for c in text[i : i + 2])]
+    assert len(strings) >= 3
+    model = transformers.AutoModelForCausalLM.from_pretrained(talking, dtype=torch.float32).eval()
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(talking / "tokenizer.json"))
+    early = 0
+    for stop in strings[:5]:
+        report = _run(capsys, talking, "--ignore-eos", "--generate", "16", "--stop", stop)
+        with torch.no_grad():
+            out = model.generate(
+                torch.tensor([PROMPT]), do_sample=False, max_new_tokens=16, stop_strings=[stop], tokenizer=fast
+            )
+        assert report["tokens"] == out[0, len(PROMPT) :].tolist(), stop
+        if len(report["tokens"]) < 16:
+            assert report["stopped"] == "stop"
+            early += 1
+    assert early >= 2
 
 
 def test_stop_without_a_tokenizer_is_refused(llama, capsys):
