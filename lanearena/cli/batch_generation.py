@@ -5,9 +5,11 @@ sequences decoded together by the decode step of a row a slot (`sequences.genera
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
-from lanearena.cli.generation import Asked, new_session
+from lanearena.cli.generation import Asked, decode_special, new_session
+from lanearena.frontend.stop_strings import StopStrings
 from lanearena.lowering.serving.sequences import generate_many
 from lanearena.lowering.serving.weights import WeightSource
 
@@ -21,7 +23,14 @@ def generate_batch(args, run: Asked, weights: WeightSource | None, backend: str,
     ready = time.perf_counter() - t
     show(f"generating {run.n} tokens after each of {len(run.prompts)} prompts, {config.batch} sequences a step")
     t = time.perf_counter()
-    done = generate_many(session, run.prompts, run.n, run.sampling, run.stop)
+    strings = run.generation.stop_strings if run.generation is not None else ()
+    until = None
+    if run.text is not None and strings:  # a stop-string matcher a sequence
+
+        def until(prompt):
+            return StopStrings(decode_special(run.text), strings, prompt)
+
+    done = generate_many(session, run.prompts, run.n, run.sampling, run.stop, until=until)
     spent = time.perf_counter() - t
     sequences = []
     for prompt, g in zip(run.prompts, done, strict=True):
@@ -38,14 +47,8 @@ def generate_batch(args, run: Asked, weights: WeightSource | None, backend: str,
         "backend": backend,
         "max_len": config.max_len,
         "batch": config.batch,
-        "sampling": {
-            "temperature": run.sampling.temperature,
-            "top_k": run.sampling.top_k,
-            "top_p": run.sampling.top_p,
-            "seed": run.sampling.seed,
-        }
-        if run.sampling.temperature
-        else "greedy",
+        "sampling": dataclasses.asdict(run.sampling) if run.sampling.temperature else "greedy",
+        **({"generation": run.generation.report()} if run.generation is not None else {}),
         "sequences": sequences,
         "arena_bytes": session.batched.arena_bytes,
         "decode_arena_bytes": session.decode.arena_bytes,

@@ -18,13 +18,22 @@ from typing import Any
 import numpy as np
 
 from lanearena import decoding
+from lanearena.cli.generation_config import (
+    FLAGS,
+    Generation,
+    add_sampling_flags,
+    check_sampling_flags,
+    generation,
+    stop_text,
+)
 from lanearena.cli.memory import added_bytes, available_memory, check_memory
 from lanearena.cli.products import f32_products
 from lanearena.decoding import Sampling, TextStream
 from lanearena.errors import UserError
 from lanearena.frontend import DecoderConfig
 from lanearena.frontend.model_files import ConfigJson
-from lanearena.frontend.tokenizer import chat_prompt, eos_ids, tokenizer
+from lanearena.frontend.stop_strings import StopStrings
+from lanearena.frontend.tokenizer import chat_prompt, tokenizer
 from lanearena.lowering.serving.session import Admit, Session
 from lanearena.lowering.serving.weights import RandomWeights, WeightSource
 from lanearena.model import Step
@@ -66,13 +75,7 @@ def add_generation_flags(p) -> None:
         action="store_true",
         help="go on past the end-of-sequence tokens of config.json and generation_config.json",
     )
-    p.add_argument(
-        "--temperature", type=float, default=0.0, help="sample at this temperature (default 0: the arg-max, greedy)"
-    )
-    p.add_argument("--top-k", type=int, default=0, help="sample from the K most likely tokens (default 0: all)")
-    p.add_argument(
-        "--top-p", type=float, default=1.0, help="sample from the fewest tokens whose probability reaches P (default 1)"
-    )
+    add_sampling_flags(p)
     p.add_argument(
         "--max-len",
         type=int,
@@ -112,13 +115,13 @@ def check_flags(args) -> None:
         raise UserError("--logits saves the logits of one sequence: give one prompt with it")
     if not generating(args):
         asked = [a for a in ("logits", "ignore_eos", "debug_poison") if getattr(args, a)]
-        asked += [a for a, plain in (("temperature", 0.0), ("top_k", 0), ("top_p", 1.0)) if getattr(args, a) != plain]
+        asked += [a for a in FLAGS.values() if a != "generate" and getattr(args, a) is not None]
         if asked:
             raise UserError(
                 f"{_flag(asked[0])} is a flag of generation: give a prompt (--prompt-ids, --prompt, --chat)"
             )
         return
-    Sampling(args.temperature, args.top_k, args.top_p, args.seed)  # its own checks
+    check_sampling_flags(args)
     if args.logits is not None:
         folder = Path(args.logits).parent
         if not folder.is_dir():
@@ -209,8 +212,9 @@ def _admit(config: DecoderConfig) -> Admit:
 class Asked:
     """What a generation is asked for, read and checked before anything is built: the prompt's `ids`, the
     `tokenizer` that made them (None for ids given), at most `n` tokens, the `config` with caches of the run's
-    length (and, sampling, the step that draws its token by `sampling` on the device), the `stop` ids and the
-    `sampling`."""
+    length (and, sampling on the device, the step that draws its token by `sampling`; greedy where the token is
+    chosen on the host, `Sampling.on_host`), the `stop` ids and the `sampling`; the `generation` asked (its values
+    and where each came from) and the tokenizer whose text its stop strings are matched in (`text`)."""
 
     ids: list[int]
     tokenizer: Any
@@ -218,6 +222,8 @@ class Asked:
     config: DecoderConfig
     stop: frozenset[int]
     sampling: Sampling
+    generation: Generation | None = None
+    text: Any = None
     prompts: tuple[list[int], ...] = ()
     """Every prompt (the first is `ids`) where several are given: decoded together, a row a sequence."""
 
@@ -226,24 +232,25 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     """The generation `args` ask of `config` (made from `config_json`, where it is a model directory's), every flag
     checked."""
     prompts, tok = _prompts(args, config.vocab)
-    ids = prompts[0]
-    n = DEFAULT_TOKENS if args.generate is None else args.generate
+    ids, longest = prompts[0], max(map(len, prompts))
     config = batched(config, len(prompts))
-    sampling = Sampling(  # the flags', else the config's own (`--set temperature=...`)
-        args.temperature or config.temperature,
-        args.top_k or config.top_k,
-        args.top_p if args.top_p != 1 else config.top_p,
-        args.seed,
-    )
+    wanted = generation(args, config, config_json, DEFAULT_TOKENS)
+    n, s = wanted.n, wanted.sampling
+    if wanted.sources["max_new_tokens"] != "flag":  # the directory's default, cut to what its positions hold
+        n = max(0, min(n, config.max_len - longest))
+    device = Sampling() if s.on_host else s  # what the step draws by: the arg-max where the host chooses
     sized = dataclasses.replace(
         config,
-        max_len=run_length(config, max(map(len, prompts)) + n, args.max_len),
-        temperature=sampling.temperature,
-        top_k=sampling.top_k,
-        top_p=sampling.top_p,
+        max_len=run_length(config, longest + n, args.max_len),
+        temperature=device.temperature,
+        top_k=device.top_k,
+        top_p=device.top_p,
     )
-    stop = frozenset() if args.ignore_eos or config_json is None else frozenset(eos_ids(config_json))
-    return Asked(ids, tok, n, sized, stop, sampling, tuple(prompts) if sized.batch > 1 else ())
+    text = stop_text(args, wanted, tok, config_json)
+    if text is None:
+        wanted = dataclasses.replace(wanted, stop_strings=())
+    several = tuple(prompts) if sized.batch > 1 else ()
+    return Asked(ids, tok, n, sized, wanted.eos, s, dataclasses.replace(wanted, n=n), text, several)
 
 
 def batched(config: DecoderConfig, prompts: int) -> DecoderConfig:
@@ -278,7 +285,12 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         stream(token)
 
     t = time.perf_counter()
-    tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None)
+    until = (
+        StopStrings(decode_special(run.text), run.generation.stop_strings, ids)
+        if run.text is not None and run.generation is not None
+        else None
+    )
+    tokens, logits = decoding.generate(session.next, ids, n, run.sampling, stop, chosen, args.logits is not None, until)
     spent = time.perf_counter() - t
     if streamed:
         _write("\n")
@@ -295,8 +307,9 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         "max_len": config.max_len,
         "prompt": ids,
         "tokens": tokens,
-        "stopped": "eos" if tokens and tokens[-1] in stop else "length",
+        "stopped": "eos" if tokens and tokens[-1] in stop else "stop" if until and until.matched else "length",
         "sampling": dataclasses.asdict(run.sampling) if run.sampling.temperature else "greedy",
+        **({"generation": run.generation.report()} if run.generation is not None else {}),
         **in_f32,
     }
     if tok is not None and args.json:
@@ -358,6 +371,11 @@ def bandwidth(dev) -> tuple[float, str] | None:
     none (the numpy runtime)."""
     own = getattr(dev, "bandwidth", None)
     return own() if own is not None else None
+
+
+def decode_special(tok):
+    """The text of token ids as stop strings are matched in: special tokens kept, as transformers matches them."""
+    return lambda ids: tok.decode(ids, skip_special_tokens=False)
 
 
 def _write(text: str) -> None:

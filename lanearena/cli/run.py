@@ -10,6 +10,7 @@ import dataclasses
 import json
 import sys
 import time
+from pathlib import Path
 
 from lanearena import api
 from lanearena.analysis.arena_problem import problem
@@ -116,6 +117,8 @@ def run(args) -> int:
             report, ok = _compare(args, config.name, module, weights, backend, show, built)
             report = {"config": config.name, "numerics": config.numerics, **report}
     except Overflow as e:  # the weights' fault, not the config's
+        if str(Path(args.model)) in str(e):  # located already: the checkpoint's file
+            raise
         raise UserError(f"{args.model}: {e}") from None
     except UserError as e:
         if args.model in str(e) or str(e).startswith("--"):  # located already, or a flag's

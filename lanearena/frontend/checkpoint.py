@@ -99,10 +99,6 @@ class Checkpoint:
             "even) for bf16 numerics"
         )
 
-    def _where(self, name: str) -> str:
-        entry = self.entries.get(name)
-        return f"{entry.file}" if entry is not None else str(self.directory)
-
     def check(self, weights: dict[str, tuple[int, ...]]) -> None:
         """Raises a CheckpointError naming every checkpoint tensor that the step `weights` (name: shape; every weight
         of the step, as `step_weights` gives them before it is built) need and the directory lacks or holds in
@@ -128,6 +124,16 @@ class Checkpoint:
         if problems:
             shown = problems[:12] + ([f"... and {len(problems) - 12} more"] if len(problems) > 12 else [])
             raise CheckpointError(f"{self.directory}: the weights do not fit the config:\n  " + "\n  ".join(shown))
+
+    def where(self, weight: str, shape: tuple[int, ...], index: tuple[int, ...]) -> str:
+        """The file and checkpoint tensor that hold value `index` of step weight `weight` (of `shape`): of the
+        tensors it is made of (joined q, k and v, experts, ...), the one put there."""
+        marks = np.full(shape, -1, np.int64)
+        for k, piece in enumerate(self.sources[weight]):
+            part = np.full(piece.shape, k, np.int64)
+            marks[piece.at] = piece.take(part) if piece.take is not None else part
+        piece = self.sources[weight][max(0, int(marks[index]))]
+        return f"{self.entries[piece.name].file}: tensor '{piece.name}'"
 
     def values(self, weight: str, shape: tuple[int, ...]) -> np.ndarray:
         """Step weight `weight`'s f32 values, made from its checkpoint tensors (read one at a time)."""

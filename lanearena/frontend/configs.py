@@ -76,13 +76,15 @@ def load(
         spec = model_directory(spec) or spec
     if isinstance(spec, ConfigJson):
         chosen = any(setting(s)[0] == "numerics" for s in settings)
-        values, origin, named = _keys(spec.path, spec.text, dict(spec.values), notes, spec.path.parent, not chosen)
+        values, origin, named, names = _keys(
+            spec.path, spec.text, dict(spec.values), notes, spec.path.parent, not chosen
+        )
     elif spec in CONFIGS:
         values = dataclasses.asdict(CONFIGS[spec])
         origin = lambda key: f"config '{spec}'"  # noqa: E731
-        named = True  # a shipped config states its numerics
+        named, names = True, {}  # a shipped config states its numerics
     elif spec == STDIN or spec.endswith(".json") or Path(spec).exists():
-        values, origin, named = _read_json(Path(spec), notes)
+        values, origin, named, names = _read_json(Path(spec), notes)
     else:
         raise ConfigError(
             f"unknown config '{spec}': shipped configs are {', '.join(CONFIGS)}; or give a .json file or a model "
@@ -97,7 +99,8 @@ def load(
         return DecoderConfig(**values)
     except ConfigError as e:
         at = f"--set {given[e.key]}" if e.key in given else origin(e.key)
-        error = ConfigError(f"{at}: {e}", e.key)
+        hf = names.get(e.key) if e.key is not None and e.key not in given else None
+        error = ConfigError(f"{at}: {e}" + (f" (the file's {hf})" if hf is not None and hf != e.key else ""), e.key)
         if named or "numerics" in given or e.key not in _BLOCK_KEYS or values.get("numerics", "int8") != "int8":
             raise error from None
     # int8 by default only (no file or setting asked for it, and no checkpoint's bf16 or f32), and a split that cuts
@@ -202,10 +205,11 @@ def _keys(
     stem: str | None = "config",
 ):
     """The config keys of `values`, read from file `path` whose `text` locates each (`path:line`), a Hugging Face
-    config's as `hf.hugging_face` reads them; a function that says where each key is written; and whether the
-    file names the numerics. Where it is the config.json of model directory `directory` and names no numerics (and
-    `numerics`: no setting does), the numerics are the checkpoint's own (`checkpoint.default_numerics`). The name
-    is the file's `stem` (a Hugging Face config.json's model_type; `stdin` for standard input)."""
+    config's as `hf.hugging_face` reads them; a function that says where each key is written; whether the file
+    names the numerics; and the Hugging Face key each decoder key came from (none for a config of decoder keys).
+    Where it is the config.json of model directory `directory` and names no numerics (and `numerics`: no setting
+    does), the numerics are the checkpoint's own (`checkpoint.default_numerics`). The name is the file's `stem` (a
+    Hugging Face config.json's model_type; `stdin` for standard input)."""
     named = "numerics" in values
     if directory is not None and numerics and not named:
         values["numerics"] = default_numerics(directory, values)
@@ -214,6 +218,7 @@ def _keys(
         match = re.search(rf'"{re.escape(key)}"\s*:', text) if key else None
         return f"{path}:{text.count(chr(10), 0, match.start()) + 1}" if match else str(path)
 
+    hf_names: dict[str, str] = {}
     if "model_type" in values or "architectures" in values:
         values, hf_names = hugging_face(values, origin, notes)
         values.setdefault("name", values.pop("_model_type") if stem is None or stem == "config" else stem)
@@ -226,7 +231,7 @@ def _keys(
     missing = [k for k in REQUIRED if k not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' * (len(missing) > 1)} {', '.join(missing)}", missing[0])
-    return values, origin, named
+    return values, origin, named, hf_names
 
 
 def _check_key(key: str, where: str) -> None:

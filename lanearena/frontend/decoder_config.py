@@ -30,6 +30,13 @@ hours before anything could refuse it (1024 layers of hidden 32 took 111 s to bu
 runtime, measured on the 2-core CI machine)."""
 
 
+MAX_SIZE = 1 << 24
+"""The largest value of any count or size key (positions, widths, the vocabulary, heads, experts, ...): 2^24 positions
+of one 64-value head in f32 are 4 GiB of cache a layer, past what a step's caches are ever sized to, and every
+published model is within it (the longest context 10M positions, the largest vocabulary 256k). A larger value is a
+config's mistake (a max_position_embeddings of 10^12 once ran with exit 0), refused before anything is sized by it."""
+
+
 @dataclass(frozen=True)
 class DecoderConfig:
     """The shapes of a decoder step. `ffn` gives a dense MLP; `experts`, `topk` and `expert_ffn` a mixture of
@@ -230,6 +237,10 @@ _AT_LEAST_ONE = (
 """The counts a config must have at least one of."""
 
 
+_SIZES = tuple(k for k, kind in FIELD_TYPES.items() if kind is int or kind == int | None)
+"""The count and size keys, each at most MAX_SIZE."""
+
+
 def _check_shapes(c: DecoderConfig) -> None:
     """The name, the numerics and the attention's shapes: counts of at least 1, heads the attention kernels hold,
     pairs for the rotation, kv heads that divide the heads, rows and splits that fit the caches."""
@@ -241,6 +252,9 @@ def _check_shapes(c: DecoderConfig) -> None:
     )
     for key in _AT_LEAST_ONE:
         _need(getattr(c, key) >= 1, key, f"{key} must be at least 1, not {getattr(c, key)}")
+    for key in _SIZES:
+        v = getattr(c, key)
+        _need(v is None or v <= MAX_SIZE, key, f"{key} {v} is more than {MAX_SIZE} (2^24), past what a step holds")
     _need(
         c.layers <= MAX_LAYERS,
         "layers",

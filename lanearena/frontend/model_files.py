@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +48,17 @@ def read_json(path: Path, error: type[Exception] = UserError) -> object:
 
 @dataclass(frozen=True)
 class ConfigJson:
-    """A model directory's config.json as read: its `path`, its `text` (where messages locate a key) and its
-    `values`, an object of keys."""
+    """A model directory's JSON file of keys as read (config.json, generation_config.json): its `path`, its `text`
+    (where messages locate a key) and its `values`, an object of keys."""
 
     path: Path
     text: str
     values: dict[str, object]
+
+    def at(self, key: str) -> str:
+        """Where `key` is written: `path:line` (the file alone where the text does not name it)."""
+        match = re.search(rf'"{re.escape(key)}"\s*:', self.text)
+        return f"{self.path}:{self.text.count(chr(10), 0, match.start()) + 1}" if match else str(self.path)
 
 
 def read_config_json(directory: Path, error: type[Exception] = UserError) -> ConfigJson:
@@ -61,10 +67,17 @@ def read_config_json(directory: Path, error: type[Exception] = UserError) -> Con
     path = directory / "config.json"
     if not (path.exists() or path.is_symlink()):
         raise error(f"{directory}: a model directory holds a config.json, and this one has none")
+    return read_object(path, error)
+
+
+def read_object(path: Path, error: type[Exception] = UserError) -> ConfigJson:
+    """The JSON object of keys in regular file `path`; an `error` naming it where it cannot be read, or it is not
+    UTF-8 JSON, or not an object."""
     raw = _read_bytes(path, error)
     values = parse_json(raw, path, error)
     if not isinstance(values, dict):
-        raise error(f"{path}: a config is a JSON object of keys, not {type(values).__name__}")
+        what = "a config" if path.name == "config.json" else f"{path.name}"
+        raise error(f"{path}: {what} is a JSON object of keys, not {type(values).__name__}")
     return ConfigJson(path, raw.decode("utf-8"), values)  # UTF-8: parse_json read it so
 
 

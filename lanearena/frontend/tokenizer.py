@@ -95,13 +95,19 @@ def _ids(value: object, path: Path) -> set[int]:
     return set(values)
 
 
-def eos_ids(config_json: ConfigJson) -> set[int]:
-    """The end-of-sequence ids of the model directory whose config.json (read already) is `config_json`:
-    config.json's and generation_config.json's (the union: transformers stops at either)."""
-    out = _ids(config_json.values.get("eos_token_id"), config_json.path)
+def eos_by_file(config_json: ConfigJson) -> dict[str, set[int]]:
+    """The end-of-sequence ids of the model directory whose config.json (read already) is `config_json`, by the
+    file that gives them (config.json, generation_config.json; a file that gives none is left out)."""
+    out = {"config.json": _ids(config_json.values.get("eos_token_id"), config_json.path)}
     path = config_json.path.parent / "generation_config.json"
     if path.exists() or path.is_symlink():
         values = read_json(path)
         if isinstance(values, dict):
-            out |= _ids(values.get("eos_token_id"), path)
-    return out
+            out[path.name] = _ids(values.get("eos_token_id"), path)
+    return {name: ids for name, ids in out.items() if ids}
+
+
+def eos_ids(config_json: ConfigJson) -> set[int]:
+    """The end-of-sequence ids of the model directory whose config.json (read already) is `config_json`:
+    config.json's and generation_config.json's (the union: transformers stops at either)."""
+    return set().union(*eos_by_file(config_json).values())

@@ -4,8 +4,9 @@ before the next is made, so a run holds the device's memory and one tensor besid
 
 from __future__ import annotations
 
+import functools
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,18 +23,30 @@ SLICE = 1 << 22
 
 class WeightSource(Protocol):
     """Where a step's weights come from: `check` raises before anything is uploaded if any weight cannot be made (a
-    missing or misshapen tensor), `values` makes one weight's f32 values."""
+    missing or misshapen tensor), `values` makes one weight's f32 values, `where` says what holds one of its values
+    (a checkpoint's file and tensor), for the errors that name it."""
 
     def check(self, weights: dict[str, tuple[int, ...]]) -> None: ...
 
     def values(self, name: str, shape: tuple[int, ...]) -> np.ndarray: ...
 
+    def where(self, name: str, shape: tuple[int, ...], index: tuple[int, ...]) -> str: ...
 
-def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN, name: str = "") -> None:
+
+def upload(
+    dev,
+    addr: int,
+    elem: str,
+    values: np.ndarray,
+    align: int = ALIGN,
+    name: str = "",
+    where: Callable[[tuple[int, ...]], str] | None = None,
+) -> None:
     """`values` (f32) of weight `name` written at `addr` as a weight of element `elem`: f32 as they are; bf16
     rounded to nearest even a slice at a time (values a bf16 checkpoint held keep their bits: they are rounded never
-    again; a finite value that rounds to infinity, past bf16's largest, is refused); i8 as a Q8_0 array (its words,
-    then a scale a block at the next `align` boundary), quantized a slice at a time."""
+    again; a finite value that rounds to infinity, past bf16's largest, is refused, naming what holds it: `where`
+    of its index, a checkpoint's file and tensor); i8 as a Q8_0 array (its words, then a scale a block at the next
+    `align` boundary), quantized a slice at a time."""
     flat = values.reshape(-1)
     if elem == "bf16":
         for at in range(0, flat.size, SLICE):
@@ -41,10 +54,11 @@ def upload(dev, addr: int, elem: str, values: np.ndarray, align: int = ALIGN, na
             words = to_bf16(part)
             past = np.flatnonzero((words & 0x7FFF) == 0x7F80)  # an infinity: the values are finite (checked)
             if past.size and np.isfinite(part[past[0]]):
-                where = list(np.unravel_index(at + int(past[0]), values.shape))
+                index = tuple(int(i) for i in np.unravel_index(at + int(past[0]), values.shape))
+                held = f"{where(index)}, for step weight '{name}'," if where is not None else f"weight '{name}'"
                 raise Overflow(
-                    f"weight '{name}' holds {part[past[0]]:.7g} at {[int(i) for i in where]}, which rounds to "
-                    "infinity in bf16 (its largest finite value is 3.389531e+38)"
+                    f"{held} holds {part[past[0]]:.7g} at {list(index)}, which rounds to infinity in bf16 (its "
+                    "largest finite value is 3.389531e+38)"
                 )
             dev.upload(addr + at * 2, words)
         return
@@ -77,6 +91,9 @@ class RandomWeights:
 
     def check(self, weights: dict[str, tuple[int, ...]]) -> None:
         return None
+
+    def where(self, name: str, shape: tuple[int, ...], index: tuple[int, ...]) -> str:
+        return f"weight '{name}', drawn at random (seed {self.seed})"
 
     def joined(self, q: int, kv: int) -> RandomWeights:
         """These weights, a joined weight drawn as its parts of widths `q`, `kv` and `kv`."""
@@ -143,5 +160,6 @@ def put(
     source.check({name: t.shape for name, t in every.items()})
     addrs = {name: dev.alloc(t.bytes, zero=True) for name, t in tensors.items()}
     for name, t in weights.items():
-        upload(dev, addrs[name], t.elem, source.values(name, t.shape), align, name)
+        where = functools.partial(source.where, name, t.shape)
+        upload(dev, addrs[name], t.elem, source.values(name, t.shape), align, name, where)
     return addrs

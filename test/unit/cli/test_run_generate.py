@@ -209,7 +209,17 @@ def test_a_configs_own_sampling_is_the_default_and_the_report_names_it(model, ca
         capsys, model, 8, "--set", "temperature=1.5", "--set", "top_k=20", "--set", "top_p=0.9", "--seed", "4"
     )
     assert own["tokens"] == flags["tokens"]
-    assert own["sampling"] == {"temperature": 1.5, "top_k": 20, "top_p": 0.9, "seed": 4}
+    assert own["sampling"] == {
+        "temperature": 1.5,
+        "top_k": 20,
+        "top_p": 0.9,
+        "seed": 4,
+        "min_p": 0.0,
+        "repetition_penalty": 1.0,
+    }
+    sources = own["generation"]["sources"]
+    assert [sources[k] for k in ("temperature", "top_k", "top_p", "do_sample")] == ["--set"] * 4
+    assert flags["generation"]["sources"]["temperature"] == "flag" and sources["min_p"] == "default"
     assert _greedy(capsys, model, 2)["sampling"] == "greedy"
 
 

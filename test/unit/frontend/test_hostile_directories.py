@@ -14,6 +14,7 @@ import struct
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file, save_file
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 import lanearena.cli.run as run_cli
@@ -247,7 +248,25 @@ def test_a_finite_weight_past_bf16s_largest_is_refused_where_it_is_rounded(model
     values["model.layers.1.mlp.up_proj.weight"][7, 3] = 3.4e38  # finite in f32; bf16's largest is 3.3895e38
     rewrite(model, values)
     err = _refused(capsys, model, "--prompt-ids", "1,2", "--generate", "2", "--set", "numerics=bf16")
-    assert f"error: {model}: weight 'l1.w_up' holds 3.4e+38 at [7, 3], which rounds to infinity in bf16" in err
+    held = f"error: {model}/model.safetensors: tensor 'model.layers.1.mlp.up_proj.weight', for step weight 'l1.w_up',"
+    assert f"{held} holds 3.4e+38 at [7, 3], which rounds to infinity in bf16" in err
+
+
+def test_a_weight_past_bf16s_largest_is_refused_naming_its_shard_and_tensor(tmp_path, capsys):
+    """Shards of about 100 kB: the value is in the last layer's v projection, in a later shard than the first, and
+    joined with q and k in the decode step's weight: the message names the shard and the tensor that hold it."""
+    made = tiny(tmp_path / "whole")
+    sharded = tmp_path / "sharded"
+    made.save_pretrained(sharded, max_shard_size="100KB")
+    index = json.loads((sharded / "model.safetensors.index.json").read_text())["weight_map"]
+    name = "model.layers.1.self_attn.v_proj.weight"
+    shard = sharded / index[name]
+    assert index[name] != sorted(set(index.values()))[0]
+    values = load_file(shard)
+    values[name][5, 2] = -3.4e38
+    save_file(values, shard, metadata={"format": "pt"})
+    err = _refused(capsys, sharded, "--prompt-ids", "1,2", "--generate", "2", "--set", "numerics=bf16")
+    assert f"error: {shard}: tensor '{name}', for step weight 'l1.wqkv', holds -3.4e+38 at [" in err
 
 
 # --- Configs typed as transformers types them ------------------------------------------------------------------
@@ -282,6 +301,25 @@ def test_a_million_layers_are_refused_before_a_step_is_built(model, capsys, noth
     _config(model, num_hidden_layers=10**6)
     err = _refused(capsys, model)
     assert f"{model}/config.json:1: layers 1000000 are more than the 1024 a step is built with" in err
+
+
+@pytest.mark.parametrize(
+    "key, value, read_as",
+    [
+        ("max_position_embeddings", 10**12, "max_len"),
+        ("intermediate_size", 2**40, "ffn"),
+        ("vocab_size", 2**25, "vocab"),
+        ("num_attention_heads", 2**31, "heads"),
+    ],
+)
+def test_a_size_past_any_step_is_refused_naming_its_line_and_key(model, capsys, nothing_built, key, value, read_as):
+    """Once a max_position_embeddings of 10^12 ran with exit 0 (the caches are sized to the run, not to it)."""
+    path = model / "config.json"
+    config = json.loads(path.read_text()) | {key: value}
+    path.write_text(json.dumps(config, indent=2))
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if f'"{key}"' in text)
+    err = _refused(capsys, model, "--prompt-ids", "1,2", "--generate", "2")
+    assert f"{path}:{line}: {read_as} {value} is more than 16777216 (2^24)" in err and f"(the file's {key})" in err
 
 
 def test_a_million_layers_of_random_weights_are_refused_before_a_step_is_built(tmp_path, capsys, nothing_built):

@@ -136,3 +136,24 @@ def test_bad_prompts_are_refused_before_anything_runs(prompts, n, message, monke
 def test_a_batch_outside_its_range_is_refused():
     with pytest.raises(UserError, match="1 to 4096 sequences"):
         Session(_config("tiny", "int8"), RandomWeights(3), batch=0)
+
+
+def test_sequences_chosen_on_the_host_are_chosen_as_alone():
+    """A repetition penalty and a min-p choose the token here, from the row of logits read back, after the
+    sequence's own tokens (not the others')."""
+    c = _config("tiny", "int8")
+    prompts = [[1, 2, 3], [42], [7, 7, 7, 7, 7, 7]]
+    sampling = Sampling(0.9, 0, 1.0, seed=5, min_p=0.05, repetition_penalty=1.5)
+    assert sampling.on_host
+    got = generate_many(_batched(c), prompts, 8, sampling)
+    assert [g.tokens for g in got] == [t for t, _ in _alone(c, prompts, 8, sampling)]
+
+
+def test_each_sequence_stops_by_its_own_matcher():
+    """`until` makes a matcher a sequence (a stop string's): the one of the prompt [42] stops at its second token."""
+    c = _config("tiny", "int8")
+    prompts = [[1, 2, 3], [42], [9, 8]]
+    got = generate_many(
+        _batched(c), prompts, 6, until=lambda prompt: lambda tokens: prompt == [42] and len(tokens) == 2
+    )
+    assert [len(g.tokens) for g in got] == [6, 2, 6] and [g.stopped for g in got] == ["length", "stop", "length"]
