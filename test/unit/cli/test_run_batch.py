@@ -12,6 +12,8 @@ import pytest
 import lanearena.cli.run as run_cli
 from lanearena.cli import main
 
+from .test_run_generate import model  # noqa: F401 (the fixture: a tiny Llama with a tokenizer)
+
 
 def _run(capsys, *args: str) -> dict:
     assert main(["run", *args, "--json", "--quiet", "--backend", "numpy"]) == 0
@@ -78,3 +80,17 @@ def test_a_batch_whose_caches_do_not_fit_the_gpu_is_refused(capsys, nothing_buil
     flags = ["--prompt-ids", "1", "--prompt-ids", "2", "--set", "batch=64", "--max-len", "4096"]
     assert main(["run", "qwen3-0.6b", "--quiet", *flags]) == 2
     assert "on the GPU" in capsys.readouterr().err
+
+
+def test_text_prompts_with_a_stop_string_stop_as_each_alone(model, capsys):  # noqa: F811 (the fixture)
+    """Several --prompt through the directory's tokenizer, with --stop: each sequence stops where its prompt run
+    alone stops, and its text is its tokens'."""
+    base = ["--generate", "6", "--ignore-eos"]
+    first = _run(capsys, str(model), "--prompt", "the cat", *base)
+    word = first["text"].split()[-1]  # a word the first sequence writes (its other tokens decode to no text)
+    prompts = ["the cat", "a dog ran", "sat"]
+    report = _run(capsys, str(model), *[a for p in prompts for a in ("--prompt", p)], *base, "--stop", word)
+    for got, p in zip(report["sequences"], prompts, strict=True):
+        alone = _run(capsys, str(model), "--prompt", p, *base, "--stop", word)
+        assert (got["tokens"], got["stopped"], got["text"]) == (alone["tokens"], alone["stopped"], alone["text"])
+    assert report["sequences"][0]["stopped"] == "stop"
