@@ -21,8 +21,8 @@ from ..support.batches import _placed as placed_step
 from .test_bf16 import SHIPPED, _short
 
 SMALL = ["layers=2", "vocab=512", "rows=1"]
-"""Over the shipped configs' small settings: two layers (Qwen3-Next's one delta rule and one full attention), decode rows
-(tiny-prefill's made a decode step)."""
+"""Over the shipped configs' small settings: two layers (Qwen3-Next's one delta rule and one full attention),
+decode rows (tiny-prefill's made a decode step)."""
 
 NUMERICS = ("f32", "int8", "bf16")
 
