@@ -44,10 +44,10 @@ def added_bytes(step: Step, allocated: int, process: bool) -> int:
     return allocated + largest + (OVERHEAD if process else 0)
 
 
-def check_gpu_memory(name: str, need: int, memory: int) -> None:
-    """Refuses a GPU run whose weights and state take `need` bytes, more than the GPU's `memory`, before anything
-    is built or uploaded."""
-    if need > memory:
+def check_gpu_memory(name: str, need: int, memory: int | None) -> None:
+    """Refuses a GPU run whose weights and state take `need` bytes, more than the GPU's `memory` (None: unknown),
+    before anything is built or uploaded."""
+    if memory is not None and need > memory:
         raise UserError(
             f"{name} needs about {need / 1e9:.1f} GB on the GPU (its weights in the step's numerics and its caches, "
             f"a cache a sequence slot), more than its {memory / 1e9:.1f} GB: make it smaller with --set (a smaller "

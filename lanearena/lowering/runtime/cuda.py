@@ -30,10 +30,13 @@ def available() -> str | None:
         return f"CUDA is not usable: {e}"
 
 
-def device_memory() -> int:
-    """The bytes of memory of the GPU that `CudaDevice` runs on (device 0), read without a context."""
-    import pycuda.driver as cuda
-
+def device_memory() -> int | None:
+    """The bytes of memory of the GPU that `CudaDevice` runs on (device 0), read without a context; None where
+    PyCUDA cannot say (not installed: a device that is not PyCUDA's)."""
+    try:
+        import pycuda.driver as cuda
+    except ImportError:
+        return None
     cuda.init()
     return int(cuda.Device(0).total_memory())
 

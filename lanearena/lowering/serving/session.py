@@ -110,6 +110,8 @@ class _Bound:
     def at_slot(self, slot: int) -> Callable[[], None]:
         """The replay of the step over sequence slot `slot`'s state (its own arena, inputs and outputs shared by
         every slot), made the first time the slot is asked for."""
+        if slot == 0:
+            return self.replay
         if slot not in self.replays:
             b = list(self.buffers)
             for k, stride in self.strides.items():
