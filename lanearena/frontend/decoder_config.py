@@ -68,7 +68,6 @@ class DecoderConfig:
     topk: int | None = None
     expert_ffn: int | None = None
     rows: int = 1
-    batch: int = 1
     numerics: str = Numerics.INT8.value
     split: int = 1
     head_split: int = 1
@@ -106,6 +105,7 @@ class DecoderConfig:
     temperature: float = 0.0
     top_k: int = 0
     top_p: float = 1.0
+    batch: int = 1
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
