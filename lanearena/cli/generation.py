@@ -47,8 +47,18 @@ rounded so that runs of about the same length build the same steps."""
 
 
 def add_generation_flags(p) -> None:
-    p.add_argument("--prompt-ids", metavar="IDS", help="generate after these token ids (1,2,3)")
-    p.add_argument("--prompt", metavar="TEXT", help="generate after this text (the model directory's tokenizer.json)")
+    p.add_argument(
+        "--prompt-ids",
+        metavar="IDS",
+        action="append",
+        help="generate after these token ids (1,2,3); given again, after each, the sequences decoded together",
+    )
+    p.add_argument(
+        "--prompt",
+        metavar="TEXT",
+        action="append",
+        help="generate after this text (the model directory's tokenizer.json); given again, after each",
+    )
     p.add_argument(
         "--chat",
         metavar="MESSAGE",
@@ -100,6 +110,9 @@ def check_flags(args) -> None:
     given = [a for a in ("prompt_ids", "prompt", "chat") if getattr(args, a) is not None]
     if len(given) > 1:
         raise UserError(f"give one of --prompt, --prompt-ids and --chat, not {' and '.join(_flag(a) for a in given)}")
+    several = len(args.prompt_ids or args.prompt or []) > 1
+    if several and args.logits is not None:
+        raise UserError("--logits saves the logits of one sequence: give one prompt with it")
     if not generating(args):
         asked = [a for a in ("logits", "ignore_eos", "debug_poison") if getattr(args, a)]
         asked += [a for a in FLAGS.values() if a != "generate" and getattr(args, a) is not None]
@@ -121,30 +134,38 @@ def _flag(attribute: str) -> str:
     return "--" + attribute.replace("_", "-")
 
 
-def _prompt(args, vocab: int) -> tuple[list[int], Any]:
-    """The prompt's token ids, each in [0, vocab), and the tokenizer that made them (None for --prompt-ids)."""
+def _prompts(args, vocab: int) -> tuple[list[list[int]], Any]:
+    """Each prompt's token ids (one a --prompt-ids or --prompt given, in order), each id in [0, vocab), and the
+    tokenizer that made them (None for --prompt-ids); an empty prompt is refused, naming which."""
     if args.prompt is not None or args.chat is not None:
         flag = "--prompt" if args.prompt is not None else "--chat"
         directory = Path(args.model)
         tok = tokenizer(directory, flag) if directory.is_dir() else None
         if tok is None:
             raise UserError(f"{flag} needs a tokenizer.json in the model directory, and {args.model} is no directory")
-        if args.prompt is not None:
-            ids = tok.encode(args.prompt).ids
-        else:
-            ids = tok.encode(chat_prompt(directory, args.chat), add_special_tokens=False).ids
-        if not ids:
-            raise UserError(f"{flag} {(args.prompt if args.prompt is not None else args.chat)!r} makes no token")
-        return _in_range(ids, vocab, flag), tok
+        texts = args.prompt if args.prompt is not None else [args.chat]
+        out = []
+        for text in texts:
+            if args.prompt is not None:
+                ids = tok.encode(text).ids
+            else:
+                ids = tok.encode(chat_prompt(directory, text), add_special_tokens=False).ids
+            if not ids:
+                raise UserError(f"{flag} {text!r} makes no token")
+            out.append(_in_range(ids, vocab, flag))
+        return out, tok
     if args.prompt_ids is None:
         raise UserError("--generate needs a prompt: --prompt-ids 1,2,3, --prompt TEXT or --chat MESSAGE")
-    try:
-        ids = [int(v) for v in args.prompt_ids.split(",") if v.strip()]
-    except ValueError:
-        raise UserError(f"--prompt-ids is token ids separated by commas, not {args.prompt_ids!r}") from None
-    if not ids:
-        raise UserError("--prompt-ids gives no token")
-    return _in_range(ids, vocab, "--prompt-ids"), None
+    out = []
+    for given in args.prompt_ids:
+        try:
+            ids = [int(v) for v in given.split(",") if v.strip()]
+        except ValueError:
+            raise UserError(f"--prompt-ids is token ids separated by commas, not {given!r}") from None
+        if not ids:
+            raise UserError(f"--prompt-ids {given!r} gives no token: a prompt needs one at least")
+        out.append(_in_range(ids, vocab, "--prompt-ids"))
+    return out, None
 
 
 def _in_range(ids: list[int], vocab: int, flag: str) -> list[int]:
@@ -203,20 +224,24 @@ class Asked:
     sampling: Sampling
     generation: Generation | None = None
     text: Any = None
+    prompts: tuple[list[int], ...] = ()
+    """Every prompt (the first is `ids`) where several are given: decoded together, a row a sequence."""
 
 
 def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     """The generation `args` ask of `config` (made from `config_json`, where it is a model directory's), every flag
     checked."""
-    ids, tok = _prompt(args, config.vocab)
+    prompts, tok = _prompts(args, config.vocab)
+    ids, longest = prompts[0], max(map(len, prompts))
+    config = batched(config, len(prompts))
     wanted = generation(args, config, config_json, DEFAULT_TOKENS)
     n, s = wanted.n, wanted.sampling
     if wanted.sources["max_new_tokens"] != "flag":  # a default, cut to the positions the caches can hold
-        n = max(0, min(n, (args.max_len or config.max_len) - len(ids)))
+        n = max(0, min(n, (args.max_len or config.max_len) - longest))
     device = Sampling() if s.on_host else s  # what the step draws by: the arg-max where the host chooses
     sized = dataclasses.replace(
         config,
-        max_len=run_length(config, len(ids) + n, args.max_len),
+        max_len=run_length(config, longest + n, args.max_len),
         temperature=device.temperature,
         top_k=device.top_k,
         top_p=device.top_p,
@@ -224,29 +249,30 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     text = stop_text(args, wanted, tok, config_json)
     if text is None:
         wanted = dataclasses.replace(wanted, stop_strings=())
-    return Asked(ids, tok, n, sized, wanted.eos, s, dataclasses.replace(wanted, n=n), text)
+    several = tuple(prompts) if sized.batch > 1 else ()
+    return Asked(ids, tok, n, sized, wanted.eos, s, dataclasses.replace(wanted, n=n), text, several)
+
+
+def batched(config: DecoderConfig, prompts: int) -> DecoderConfig:
+    """`config` serving `prompts` sequences at once: its `batch` (`--set batch=B`) where given, else one sequence
+    a prompt; more prompts than a given batch are refused."""
+    batch = config.batch
+    if batch == 1:
+        return dataclasses.replace(config, batch=prompts) if prompts > 1 else config
+    if prompts > batch:
+        raise UserError(
+            f"{prompts} prompts, more than the {batch} sequences of --set batch={batch}: give at most {batch}, or "
+            "a larger batch"
+        )
+    return config
 
 
 def generate(args, run: Asked, weights: WeightSource | None, backend: str, show) -> dict:
     """The report of generation `run`: the prompt's and the generated tokens (and text, streamed to standard output
     as it is generated unless --json), why it stopped, the numerics, the times it took."""
     ids, tok, n, config, stop = run.ids, run.tokenizer, run.n, run.config, run.stop
-    chunk = max(1, min(args.chunk, config.max_len))
-    show(f"placing and lowering {config.name}, uploading its weights")
     t = time.perf_counter()
-    placing = {"algorithm": args.algorithm, "time_limit": args.time_limit, "work": args.work}
-    admit = _admit(config) if backend == "numpy" else None
-    session = Session(
-        config,
-        weights or RandomWeights(args.seed),
-        backend,
-        chunk,
-        admit,
-        graph=not args.no_graph,
-        debug_poison=args.debug_poison,
-        **placing,
-    )
-    session.ready(len(ids))
+    session = new_session(args, run, weights, backend, show)
     ready = time.perf_counter() - t
     in_f32 = f32_products(session.decode.module)
     show(f"generating {n} tokens after {len(ids)}")
@@ -260,7 +286,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
 
     t = time.perf_counter()
     until = (
-        StopStrings(_decode(run.text), run.generation.stop_strings, ids)
+        StopStrings(decode_special(run.text), run.generation.stop_strings, ids)
         if run.text is not None and run.generation is not None
         else None
     )
@@ -298,6 +324,27 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
     return report
 
 
+def new_session(args, run: Asked, weights: WeightSource | None, backend: str, show) -> Session:
+    """The session of generation `run` (`run.config`'s steps, of a row a sequence where it serves several), with
+    the steps its prompts run through built."""
+    config = run.config
+    show(f"placing and lowering {config.name}, uploading its weights")
+    placing = {"algorithm": args.algorithm, "time_limit": args.time_limit, "work": args.work}
+    session = Session(
+        config,
+        weights or RandomWeights(args.seed),
+        backend,
+        max(1, min(args.chunk, config.max_len)),
+        _admit(config) if backend == "numpy" else None,
+        graph=not args.no_graph,
+        debug_poison=args.debug_poison,
+        batch=config.batch,
+        **placing,
+    )
+    session.ready(max(map(len, run.prompts or (run.ids,))))
+    return session
+
+
 def speed(start: float, times: list[float], session: Session) -> dict:
     """The speed fields of a generation that began at `start` and chose its tokens at `times` (perf_counter
     seconds): `ttft_ms` (the prompt given to the first token chosen), `decode_ms` (the median time between two
@@ -326,7 +373,7 @@ def bandwidth(dev) -> tuple[float, str] | None:
     return own() if own is not None else None
 
 
-def _decode(tok):
+def decode_special(tok):
     """The text of token ids as stop strings are matched in: special tokens kept, as transformers matches them."""
     return lambda ids: tok.decode(ids, skip_special_tokens=False)
 

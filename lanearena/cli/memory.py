@@ -44,6 +44,17 @@ def added_bytes(step: Step, allocated: int, process: bool) -> int:
     return allocated + largest + (OVERHEAD if process else 0)
 
 
+def check_gpu_memory(name: str, need: int, memory: int) -> None:
+    """Refuses a GPU run whose weights and state take `need` bytes, more than the GPU's `memory`, before anything
+    is built or uploaded."""
+    if need > memory:
+        raise UserError(
+            f"{name} needs about {need / 1e9:.1f} GB on the GPU (its weights in the step's numerics and its caches, "
+            f"a cache a sequence slot), more than its {memory / 1e9:.1f} GB: make it smaller with --set (a smaller "
+            "batch or max_len, fewer layers)"
+        )
+
+
 def check_memory(name: str, need: int, available: int | None) -> None:
     """Refuses a numpy run that would take `need` bytes, more memory than is `available`, before it is drawn or
     read, rather than have the system kill the process half way."""
@@ -59,8 +70,9 @@ def check_memory(name: str, need: int, available: int | None) -> None:
 def config_bytes(c: DecoderConfig) -> int:
     """A lower bound of the host bytes a numpy run of config `c` takes, from its shapes alone (so that a config of
     a million layers is refused before its step is built): the embedding table and lm-head, each layer's attention
-    projections and key/value caches and its MLP's weights (a delta-rule layer's counted as nothing), each matrix in
-    the element the step keeps it in (Q8_0 where its products read int8), and the process itself."""
+    projections and key/value caches (one a sequence slot) and its MLP's weights (a delta-rule layer's counted as
+    nothing), each matrix in the element the step keeps it in (Q8_0 where its products read int8), and the process
+    itself."""
 
     def per(k: int) -> float:
         """Bytes a value of a weight matrix of rows of `k` values: Q8_0 a byte and an f32 scale a block, bf16 two,
@@ -71,7 +83,7 @@ def config_bytes(c: DecoderConfig) -> int:
     full = c.layers // c.attn_interval  # the full attention layers: every attn_interval-th
     # q, k and v over the hidden row, the output projection over the attention's
     weights += full * c.hidden * ((c.q_dim + 2 * c.kv_dim) * per(c.hidden) + c.q_dim * per(c.q_dim))
-    caches = full * 2 * c.max_len * c.kv_dim * 4
+    caches = full * 2 * c.max_len * c.kv_dim * 4 * c.batch  # a cache a sequence slot
     if c.mixture:
         assert c.experts is not None and c.expert_ffn is not None  # a mixture has them
         sparse = c.layers // max(c.sparse_step, 1) - len(c.dense_layers)

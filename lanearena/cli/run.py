@@ -14,10 +14,11 @@ from pathlib import Path
 
 from lanearena import api
 from lanearena.analysis.arena_problem import problem
+from lanearena.cli.batch_generation import generate_batch
 from lanearena.cli.budget import add_algorithm, add_flags, placing
 from lanearena.cli.config import add_settings, config_json_of, config_of
 from lanearena.cli.generation import add_generation_flags, asked, check_flags, generate, generating, run_length
-from lanearena.cli.memory import available_memory, check_memory, config_bytes, run_bytes
+from lanearena.cli.memory import OVERHEAD, available_memory, check_gpu_memory, check_memory, config_bytes, run_bytes
 from lanearena.cli.products import f32_products
 from lanearena.cli.progress import Progress
 from lanearena.errors import Overflow, UserError
@@ -26,6 +27,7 @@ from lanearena.frontend.checkpoint import Checkpoint, has_weights, no_weights
 from lanearena.frontend.model_files import ConfigJson
 from lanearena.frontend.step_weights import step_weights
 from lanearena.lowering.codegen.placed import placed
+from lanearena.lowering.runtime import cuda
 from lanearena.lowering.runtime.backend import resolve_backend
 from lanearena.lowering.serving.compare import compare, gpu_timing
 from lanearena.lowering.serving.weights import WeightSource
@@ -101,8 +103,12 @@ def run(args) -> int:
         weights.check(step_weights(config))
     if backend == "numpy":  # before a step is built: one of a million layers takes minutes to find too large
         check_memory(args.model, config_bytes(config), available_memory())
+    else:  # the GPU's: its weights and caches (a cache a sequence slot)
+        check_gpu_memory(args.model, config_bytes(config) - OVERHEAD, cuda.device_memory())
     try:
-        if wanted is not None:
+        if wanted is not None and wanted.prompts:
+            report, ok = generate_batch(args, wanted, weights, backend, show), True
+        elif wanted is not None:
             report, ok = generate(args, wanted, weights, backend, show), True
         else:
             t = time.perf_counter()

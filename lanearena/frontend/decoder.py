@@ -3,6 +3,8 @@ as a `lane.step`, from the shapes in a `DecoderConfig`. Shapes only: no weights 
 
 from __future__ import annotations
 
+import dataclasses
+
 from xdsl.dialects.builtin import ModuleOp
 
 from lanearena.dialects.kinds import KERNEL_OPS
@@ -27,12 +29,15 @@ def layer_prefix(layer: int) -> str:
     return f"l{layer}."
 
 
-def decoder_step(c: DecoderConfig) -> ModuleOp:
+def decoder_step(c: DecoderConfig, batch: int | None = None) -> ModuleOp:
     """The step of config `c`: the embedding gathered into the residual, each layer's attention and MLP (or
     mixture) added to it, the final norm, the lm-head and the arg-max (or, at a temperature above 0, the token drawn
     with the uniform numbers of the `draw` input); the token (and, with `output_logits`, the logits) are the
     outputs, the key/value caches are state. With `lane_fuse` (the default) the launches are fused (`passes.fuse`)
-    before anything places them."""
+    before anything places them. `batch` (given, it overrides `c.batch`) above 1 builds the decode step of that many
+    sequences: row s is slot s's, its state `[batch, ...]` slot-major, each slot the one-sequence step's layout."""
+    if batch is not None and batch != c.batch:
+        c = dataclasses.replace(c, batch=batch)
     module = _Decoder(c).step()
     return fuse_module(module) if c.lane_fuse else module
 
@@ -45,12 +50,20 @@ class _Decoder:
         self.b = StepBuilder(c.name, c.numerics)
         self.router_elem = "bf16" if c.numerics == Numerics.BF16 else "f32"
         """A mixture's routers': never Q8_0 (their logits choose the experts)."""
-        self.ids = self.b.input("ids", (c.rows,), "i32")
-        self.pos = self.b.input("pos", (c.rows,), "i32")
+        self.rows = c.batch if c.batch > 1 else c.rows
+        """The step's rows: a prefill chunk's, or a decode row a sequence of the batch."""
+        self.seqs: dict[str, int] = {"seqs": c.batch} if c.batch > 1 else {}
+        """The parameter of the launches that touch a sequence's state or position, where there are several."""
+        self.ids = self.b.input("ids", (self.rows,), "i32")
+        self.pos = self.b.input("pos", (self.rows,), "i32")
 
     def act(self, n: int) -> tuple[int, ...]:
         """The shape of an activation of `n` values a row."""
-        return (n,) if self.c.rows == 1 else (self.c.rows, n)
+        return (n,) if self.rows == 1 else (self.rows, n)
+
+    def slots(self, *dims: int) -> tuple[int, ...]:
+        """The shape of state of `dims` a sequence: a slot a sequence of the batch, slot-major."""
+        return (self.c.batch, *dims) if self.c.batch > 1 else dims
 
     @staticmethod
     def read(w: TensorValue) -> Form:
@@ -92,9 +105,9 @@ class _Decoder:
         lm_head = embed if c.tie_embeddings else b.weight("lm_head", (c.vocab, c.hidden), self.weight_elem(c.hidden))
         logits = b.tensor("logits", self.act(c.vocab))
         b.launch("gemv", ins=[(hf, self.read(lm_head)), lm_head], outs=[logits], split=c.head_split)
-        token = b.tensor("token", (c.rows,), "i32")
+        token = b.tensor("token", (self.rows,), "i32")
         if c.temperature > 0:
-            draw = b.input("draw", (c.rows,), "f32")
+            draw = b.input("draw", (self.rows,), "f32")
             sampling = {"temperature": c.temperature, "top_k": c.top_k, "top_p": c.top_p}
             b.launch("sample", ins=[logits, draw], outs=[token], **sampling)
         else:
@@ -149,9 +162,9 @@ class _Decoder:
             k = self.norm(p + "kn", k, b.weight(p + "k_norm", (c.head_dim,)), (Form.PLAIN,))
         b.launch("rope", ins=[self.pos], outs=[q], heads=c.heads, **self.rope())
         b.launch("rope", ins=[self.pos], outs=[k], heads=c.kv_heads, **self.rope())
-        k_cache = b.state(p + "k_cache", (c.max_len, c.kv_dim))
-        v_cache = b.state(p + "v_cache", (c.max_len, c.kv_dim))
-        b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache])
+        k_cache = b.state(p + "k_cache", self.slots(c.max_len, c.kv_dim))
+        v_cache = b.state(p + "v_cache", self.slots(c.max_len, c.kv_dim))
+        b.launch("kv_store", ins=[k, v, self.pos], outs=[k_cache, v_cache], **self.seqs)
         attn = b.tensor(p + "attn", self.act(c.q_dim), forms=Form.PLAIN if c.attn_gate else self.normed(c.q_dim))
         splits = {"splits": c.attn_splits} if "splits" in KERNEL_OPS[c.attn_kind].param_names() else {}
         window = {"window": c.windowed(layer)} if c.windowed(layer) else {}
@@ -163,6 +176,7 @@ class _Decoder:
             kv_heads=c.kv_heads,
             **splits,
             **window,
+            **self.seqs,
         )
         if c.attn_gate:  # Qwen3-Next: the output times the sigmoid of a gate projected beside q
             gate = self.project(
@@ -196,10 +210,11 @@ class _Decoder:
         )
         z = self.project(p + "z", h, b.weight(p + "wz", (hv * d, c.hidden), self.weight_elem(c.hidden)), hv * d)
         ab = self.project(p + "ab", h, b.weight(p + "wab", (2 * hv, c.hidden), self.weight_elem(c.hidden)), 2 * hv)
-        conv_state = b.state(p + "conv_state", (c.conv_kernel - 1, c.lin_qkv))
+        conv_state = b.state(p + "conv_state", self.slots(c.conv_kernel - 1, c.lin_qkv))
         convolved = b.tensor(p + "conv", self.act(c.lin_qkv))
-        b.launch("conv", ins=[mixed, b.weight(p + "conv_w", (c.lin_qkv, c.conv_kernel))], outs=[conv_state, convolved])
-        delta_state = b.state(p + "delta_state", (hv, d, d))
+        conv_w = b.weight(p + "conv_w", (c.lin_qkv, c.conv_kernel))
+        b.launch("conv", ins=[mixed, conv_w], outs=[conv_state, convolved], **self.seqs)
+        delta_state = b.state(p + "delta_state", self.slots(hv, d, d))
         # The delta rule quantizes its output a head at a time: the output projection reads int8 where a head is whole
         # blocks.
         o = b.tensor(p + "lo", self.act(hv * d), forms=self.normed(d))
@@ -210,6 +225,7 @@ class _Decoder:
             outs=[delta_state, (o, self.normed(d))],
             key_heads=hk,
             eps=c.norm_eps,
+            **self.seqs,
         )
         out = self.project(p + "lout", o, b.weight(p + "wlout", (c.hidden, hv * d), self.weight_elem(d)), c.hidden)
         return self.add(p + "xa", x, out)
@@ -218,7 +234,7 @@ class _Decoder:
         """Layer `p`'s q, k and v from the normed `h`. A decode row makes them in one projection, as views of its
         result; a chunk's rows would interleave them, so a chunk makes each in its own."""
         b, c = self.b, self.c
-        if c.rows > 1:
+        if self.rows > 1:
             q, k, v = (
                 self.project(
                     p + name,

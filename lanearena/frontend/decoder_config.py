@@ -20,6 +20,10 @@ class ConfigError(ValueError):
         self.key = key
 
 
+MAX_BATCH = 4096
+"""The most sequences a batched decode step is built for (past every published server's batch, 256 to 1024: its
+arrays grow with it, 4096 rows of a large model's logits are gigabytes)."""
+
 MAX_LAYERS = 1024
 """The most layers a step is built with: a config past it (10^6 layers of a tiny model fit in memory) would build for
 hours before anything could refuse it (1024 layers of hidden 32 took 111 s to build, place and run on the numpy
@@ -47,7 +51,9 @@ class DecoderConfig:
     table. `fuse` builds the first layer's norm into the embedding's gather and a mixture's residual add and next
     norm into the mixture; `lane_fuse` (on by default) runs the `lane-fuse` pass over the step built. `temperature`
     above 0 makes the step draw its token (`lane.sample`, by `top_k` and `top_p`, with a uniform number a row in its
-    `draw` input) where 0 takes the arg-max."""
+    `draw` input) where 0 takes the arg-max. `batch` above 1 makes a decode step of that many sequences, a row each:
+    row s is the sequence in slot s of the state (each its own position, its caches and recurrent state
+    `[batch, ...]`, slot-major)."""
 
     name: str
     layers: int
@@ -62,6 +68,7 @@ class DecoderConfig:
     topk: int | None = None
     expert_ffn: int | None = None
     rows: int = 1
+    batch: int = 1
     numerics: str = Numerics.INT8.value
     split: int = 1
     head_split: int = 1
@@ -186,6 +193,27 @@ def _check(c: DecoderConfig) -> None:
     _check_attention(c)
     _check_splits(c)
     _check_sampling(c)
+    _check_batch(c)
+
+
+def _check_batch(c: DecoderConfig) -> None:
+    """A batch of sequences: between 1 and MAX_BATCH, decode rows (one a sequence), and none of what the batched
+    kernels do not run."""
+    _need(1 <= c.batch <= MAX_BATCH, "batch", f"batch must be between 1 and {MAX_BATCH}, not {c.batch}")
+    if c.batch == 1:
+        return
+    _need(
+        c.rows in (1, c.batch),
+        "batch",
+        f"batch {c.batch} with rows {c.rows}: a batched step is a decode row a sequence (rows 1 or {c.batch}); a "
+        "batched prefill chunk is not built",
+    )
+    _need(
+        c.rope_type != "dynamic",
+        "batch",
+        "batch above 1 with a dynamic rope: lane.rope grows its base by the step's last position, not by each "
+        "sequence's own",
+    )
 
 
 def _need(ok: bool, key: str, message: str) -> None:

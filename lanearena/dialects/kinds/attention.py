@@ -11,7 +11,7 @@ from lanearena import kernel_shapes
 from lanearena.dialects.attrs import TensorType
 from lanearena.dialects.base import step_numerics
 from lanearena.dialects.kernel import KernelOp, arg, count, option, param, signature
-from lanearena.dialects.kinds.common import buffer, counter
+from lanearena.dialects.kinds.common import buffer, counter, sequence_rows, slot_dims
 from lanearena.dialects.kinds.rows import check_length
 from lanearena.model import Numerics, Other, Scratch, WriteHow
 
@@ -19,7 +19,8 @@ from lanearena.model import Numerics, Other, Scratch, WriteHow
 @irdl_op_definition
 class KvStoreOp(KernelOp):
     """`lane.kv_store %k, %v, %pos -> %k_cache, %v_cache`: the new rows into the caches, at their positions (a few
-    rows of each: never a whole write)."""
+    rows of each: never a whole write). With `seqs` sequences the caches are [seqs, length, ...], a slot a sequence,
+    and row r writes into the slot of its sequence, r // (rows / seqs)."""
 
     name = "lane.kv_store"
     k = operand_def(TensorType)
@@ -27,22 +28,24 @@ class KvStoreOp(KernelOp):
     pos = operand_def(TensorType)
     k_cache = operand_def(TensorType)
     v_cache = operand_def(TensorType)
+    seqs = count(1)
     WRITES: ClassVar = ("k_cache", "v_cache")
     INTS: ClassVar = ("pos",)
-    assembly_format = signature([arg("k"), arg("v"), arg("pos")], [arg("k_cache"), arg("v_cache")])
+    assembly_format = signature([arg("k"), arg("v"), arg("pos")], [arg("k_cache"), arg("v_cache")], option("seqs"))
 
     def write_how(self, name: str) -> WriteHow:
         return Other()
 
     def verify_(self) -> None:
         super().verify_()
-        kc, vc = self.dims("k_cache"), self.dims("v_cache")
+        kc, vc = slot_dims(self, "k_cache"), slot_dims(self, "v_cache")
         if vc != kc or len(kc) < 2:
             raise self.fail(
                 f"caches '{self.tensor('k_cache').tensor_name}' {kc} and '{self.tensor('v_cache').tensor_name}' {vc} "
                 "are not two caches [length, width] of one shape"
             )
-        width, rows = self.length("k_cache") // kc[0], self.length("pos")
+        width, rows = self.length("k_cache") // (kc[0] * self.seqs.value.data), self.length("pos")
+        sequence_rows(self, rows)
         for new in ("k", "v"):
             if self.length(new) != rows * width:
                 raise self.fail(
@@ -54,7 +57,8 @@ class KvStoreOp(KernelOp):
 class _Attention(KernelOp):
     """`q`'s rows (one a position) of `heads` heads attend over the caches' rows of `kv_heads` heads into `out`: a
     row at position p over positions [0, p], or, with a sliding `window`, over its last `window` positions
-    (p - window, p] (the whole cache read through the window: no ring)."""
+    (p - window, p] (the whole cache read through the window: no ring). With `seqs` sequences the caches are
+    [seqs, length, ...] and row r attends over the slot of its sequence, r // (rows / seqs)."""
 
     q = operand_def(TensorType)
     k_cache = operand_def(TensorType)
@@ -64,6 +68,7 @@ class _Attention(KernelOp):
     heads = count()
     kv_heads = count()
     window = count(0)
+    seqs = count(1)
     INTS: ClassVar = ("pos",)
     NUMERICS: ClassVar[tuple[Numerics, ...] | None] = None
     """The only numerics the kind runs under, where it does not run under all."""
@@ -80,8 +85,9 @@ class _Attention(KernelOp):
             )
         if heads % kv:
             raise self.fail(f"kv_heads {kv} do not divide heads {heads}")
-        hd, kc, vc = width // heads, self.dims("k_cache"), self.dims("v_cache")
-        if vc != kc or self.length("k_cache") != kc[0] * kv * hd:
+        sequence_rows(self, rows)
+        hd, kc, vc = width // heads, slot_dims(self, "k_cache"), slot_dims(self, "v_cache")
+        if vc != kc or self.length("k_cache") != self.seqs.value.data * kc[0] * kv * hd:
             raise self.fail(
                 f"caches '{self.tensor('k_cache').tensor_name}' {kc} and '{self.tensor('v_cache').tensor_name}' {vc} "
                 f"are not [length, {kv} kv heads of {hd}] both"
@@ -90,6 +96,10 @@ class _Attention(KernelOp):
 
     def head_size(self) -> int:
         return self.dims("q")[-1] // self.heads.value.data
+
+    def cache_length(self) -> int:
+        """The positions a sequence's slot of the caches holds."""
+        return slot_dims(self, "k_cache")[0]
 
 
 _OPERANDS = ([arg("q"), arg("k_cache"), arg("v_cache"), arg("pos")], [arg("out")])
@@ -102,7 +112,9 @@ class AttentionOp(_Attention):
 
     name = "lane.attention"
     splits = count(1)
-    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("splits"), option("window"))
+    assembly_format = signature(
+        *_OPERANDS, param("heads"), param("kv_heads"), option("splits"), option("window"), option("seqs")
+    )
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """Split, a head a block: each chunk's maximum, sum and weighed values, and each head's count of chunks
@@ -123,7 +135,9 @@ class AttentionSharedOp(_Attention):
 
     name = "lane.attention_shared"
     splits = count(1)
-    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("splits"), option("window"))
+    assembly_format = signature(
+        *_OPERANDS, param("heads"), param("kv_heads"), option("splits"), option("window"), option("seqs")
+    )
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
         """Split: each chunk's maximum, sum and weighed values, folded by a second kernel (no counter)."""
@@ -141,13 +155,14 @@ class AttentionI8x2Op(_Attention):
     in two words (int8x2 numerics only)."""
 
     name = "lane.attention_i8x2"
-    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("window"))
+    assembly_format = signature(*_OPERANDS, param("heads"), param("kv_heads"), option("window"), option("seqs"))
     NUMERICS: ClassVar[tuple[Numerics, ...] | None] = (Numerics.INT8X2,)
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
-        """Every key and value row of the cache, its high and low words, and each row's two scales."""
-        hd = self.head_size()
-        k, v, sc = kernel_shapes.attn_i8_scratch(self.dims("k_cache")[0], self.kv_heads.value.data, hd, hd)
+        """Every key and value row of the caches (of every sequence's slot), its high and low words, and each row's
+        two scales."""
+        hd, rows = self.head_size(), self.seqs.value.data * self.cache_length()
+        k, v, sc = kernel_shapes.attn_i8_scratch(rows, self.kv_heads.value.data, hd, hd)
         return [buffer("ak", "i8", k), buffer("aw", "i8", v), buffer("as", "f32", sc)]
 
 

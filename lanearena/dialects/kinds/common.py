@@ -35,3 +35,28 @@ def works_in_blocks(op: KernelOp) -> bool:
     return any(f is Form.QUANT for _, f in op.reads()) or any(
         op.tensor(n).result.type.elem == "i8" for n in op.operand_names()
     )
+
+
+def sequence_rows(op: KernelOp, rows: int) -> int:
+    """The rows each of `op`'s `seqs` sequences has of its `rows` (row r is sequence r // (rows / seqs)'s): a
+    refusal where `seqs` does not divide them."""
+    seqs = op.params["seqs"]
+    assert isinstance(seqs, int)  # a count
+    if rows % seqs:
+        raise op.fail(f"seqs {seqs} do not divide the {rows} rows (positions) into sequences' rows")
+    return rows // seqs
+
+
+def slot_dims(op: KernelOp, name: str) -> tuple[int, ...]:
+    """The dims of one sequence's slot of state operand `name`: the whole of it for one sequence; for `seqs` of them
+    its dims after the first, which counts them (slot-major: a sequence's state is one contiguous region, laid out as
+    the one-sequence step's)."""
+    dims, seqs = op.dims(name), op.params["seqs"]
+    if seqs == 1:
+        return dims
+    if len(dims) < 2 or dims[0] != seqs:
+        raise op.fail(
+            f"state '{op.tensor(name).tensor_name}' {dims} is not [{seqs} sequences, ...]: a slot a sequence, "
+            "slot-major"
+        )
+    return dims[1:]

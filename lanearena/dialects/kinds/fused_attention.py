@@ -11,7 +11,7 @@ from xdsl.irdl import irdl_op_definition, operand_def, prop_def
 from lanearena.dialects.attrs import ScalingAttr, ScalingKind, TensorType
 from lanearena.dialects.base import step_numerics
 from lanearena.dialects.kernel import KernelOp, arg, count, flag, option, param, real, signature
-from lanearena.dialects.kinds.common import buffer, cdiv, counter
+from lanearena.dialects.kinds.common import buffer, cdiv, counter, sequence_rows, slot_dims
 from lanearena.dialects.kinds.rows import check_length, check_scaling
 from lanearena.model import Numerics, Scratch
 
@@ -36,7 +36,9 @@ class _RopeAttention(KernelOp):
     (a decode step's one row, a prefill chunk's more); q's `heads` heads and k's `kv_heads` turned as `lane.rope`
     turns them, k and v written at `pos` into the caches (kept in two words, a scale a kv head, where `two_words`:
     the cache `lane.attention_i8x2` reads), and each q head attending over the positions its row sees
-    (`lane.attention`'s, the new rows' included), in at most `splits` chunks."""
+    (`lane.attention`'s, the new rows' included), in at most `splits` chunks. With `seqs` sequences the caches are
+    [seqs, length, ...], a slot a sequence, and row r is its sequence's, r // (rows / seqs): written into and
+    attending over that slot, a dynamic rotation grown by its sequence's last position."""
 
     heads = count()
     kv_heads = count()
@@ -50,6 +52,7 @@ class _RopeAttention(KernelOp):
     low_freq = real(1.0)
     high_freq = real(4.0)
     original = count(0)
+    seqs = count(1)
     WRITES: ClassVar = ("k_cache", "v_cache", "out")
     UPDATES: ClassVar = ("k_cache", "v_cache")
     INTS: ClassVar = ("pos",)
@@ -61,6 +64,7 @@ class _RopeAttention(KernelOp):
         option("splits"),
         "(`two_words` $two_words^)?",
         *(option(n) for n in _ROPE),
+        option("seqs"),
     )
 
     def verify_(self) -> None:
@@ -77,10 +81,11 @@ class _RopeAttention(KernelOp):
                 "an even size"
             )
         hd = n // (rows * heads)
+        sequence_rows(self, rows)
         for new in ("k", "v"):
             check_length(self, new, rows * kv * hd, f"{rows} rows of {kv} kv heads of {hd}")
-        kc, vc = self.dims("k_cache"), self.dims("v_cache")
-        if vc != kc or self.length("k_cache") != kc[0] * kv * hd:
+        kc, vc = slot_dims(self, "k_cache"), slot_dims(self, "v_cache")
+        if vc != kc or self.length("k_cache") != self.seqs.value.data * kc[0] * kv * hd:
             raise self.fail(
                 f"caches '{self.tensor('k_cache').tensor_name}' {kc} and '{self.tensor('v_cache').tensor_name}' {vc} "
                 f"are not [length, {kv} kv heads of {hd}] both"
@@ -95,11 +100,11 @@ class _RopeAttention(KernelOp):
         return self.length("q") // (self.length("pos") * self.heads.value.data)
 
     def scratch(self, numerics: Numerics) -> list[Scratch]:
-        """More than one row: their q heads made (normed, turned) before they attend. Split: each row's chunks'
-        maximum, sum and weighed values for each head, and each row's kv group's count of chunks arrived (its last
-        block folds them)."""
+        """More than one row a sequence: their q heads made (normed, turned) before they attend. Split: each row's
+        chunks' maximum, sum and weighed values for each head, and each row's kv group's count of chunks arrived
+        (its last block folds them)."""
         heads, splits, rows = self.heads.value.data, self.splits.value.data, self.length("pos")
-        made = [buffer("aq", "f32", self.length("q") * 4)] if rows > 1 else []
+        made = [buffer("aq", "f32", self.length("q") * 4)] if rows > self.seqs.value.data else []
         if splits <= 1:
             return made
         return [

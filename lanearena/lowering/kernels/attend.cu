@@ -25,15 +25,18 @@ __device__ void online(float& m, float& l, float& acc, int t0, int t1, int hd, S
   }
 }
 
-// Every head of kv group g of row r over chunk c of the positions it sees (from window_start(pos[r], window)); grid
-// (splits, kv_heads, rows). One chunk writes out[r, h] = softmax . values; more write each head's (max, sum, weighed
+// Every head of kv group g of row r over chunk c of the positions it sees (from window_start(pos[r], window)), in the
+// caches' slot of r's sequence (slot_of r, of `seqs` slots of `length` rows); grid (splits, kv_heads, rows). One chunk writes out[r, h] = softmax . values; more write each head's (max, sum, weighed
 // values) to ap[rows, heads, splits, hd + 2].
 extern "C" __global__ void attention_group(float* out, float* ap, const float* q, const float* kc, const float* vc,
                                            const int* pos, int heads, int kv_heads, int hd, int length, int chunk,
-                                           int window) {
+                                           int window, int seqs) {
   const int c = blockIdx.x, g = blockIdx.y, r = blockIdx.z, splits = gridDim.x, group = heads / kv_heads;
   const int width = kv_heads * hd, t0 = window_start(pos[r], window) + c * chunk;
   const int t1 = min(min(t0 + chunk, pos[r] + 1), length);
+  const long slot = slot_of(r, gridDim.z, seqs) * length * width;
+  kc += slot;
+  vc += slot;
   const float scale = rsqrtf((float)hd);
   for (int h = g * group; h < (g + 1) * group; ++h) {
     const float* qh = q + ((long)r * heads + h) * hd;
@@ -95,7 +98,7 @@ __device__ void two_words(const float* x, signed char* hi, signed char* lo, floa
 }
 
 // The cache's rows in two words: ak, aw [2 (high, low), length, kv_heads, hd], as [length, kv_heads, 2 (key's,
-// value's)]; grid (length, kv_heads).
+// value's)] (several sequences' slots: `length` is all their rows); grid (length, kv_heads).
 extern "C" __global__ void kv_two_words(signed char* ak, signed char* aw, float* asc, const float* kc, const float* vc,
                                         int length, int kv_heads, int hd) {
   const long t = blockIdx.x, g = blockIdx.y, at = (t * kv_heads + g) * hd, low = (long)length * kv_heads * hd;
@@ -103,27 +106,28 @@ extern "C" __global__ void kv_two_words(signed char* ak, signed char* aw, float*
   two_words(vc + at, aw + at, aw + low + at, asc + (t * kv_heads + g) * 2 + 1, hd);
 }
 
-// Head h of row r over the cache in two words, positions [window_start(pos[r], window), pos[r]]; grid (heads, rows).
+// Head h of row r over the cache in two words, positions [window_start(pos[r], window), pos[r]] of the slot of r's
+// sequence (slot_of r, of `seqs` slots of `length` rows); grid (heads, rows).
 extern "C" __global__ void attention_two_words(float* out, const float* q, const signed char* ak,
                                                const signed char* aw, const float* asc, const int* pos, int heads,
-                                               int kv_heads, int hd, int length, int window) {
+                                               int kv_heads, int hd, int length, int window, int seqs) {
   const int h = blockIdx.x, r = blockIdx.y, g = h / (heads / kv_heads);
-  const long low = (long)length * kv_heads * hd;
+  const long low = (long)seqs * length * kv_heads * hd, base = slot_of(r, gridDim.y, seqs) * length;
   const float* qh = q + ((long)r * heads + h) * hd;
   const float scale = rsqrtf((float)hd);
   float m, l, acc;
   online(
       m, l, acc, window_start(pos[r], window), min(pos[r] + 1, length), hd,
       [&](int t) {
-        const long at = ((long)t * kv_heads + g) * hd;
+        const long at = ((base + t) * kv_heads + g) * hd;
         float s = 0.f;
         for (int i = threadIdx.x; i < hd; i += blockDim.x)
           s = fmaf(qh[i], (float)ak[at + i] + (float)ak[low + at + i] / 127.f, s);
-        return block_sum(s) * asc[((long)t * kv_heads + g) * 2] * scale;
+        return block_sum(s) * asc[((base + t) * kv_heads + g) * 2] * scale;
       },
       [&](int t, int i) {
-        const long at = ((long)t * kv_heads + g) * hd;
-        return ((float)aw[at + i] + (float)aw[low + at + i] / 127.f) * asc[((long)t * kv_heads + g) * 2 + 1];
+        const long at = ((base + t) * kv_heads + g) * hd;
+        return ((float)aw[at + i] + (float)aw[low + at + i] / 127.f) * asc[((base + t) * kv_heads + g) * 2 + 1];
       });
   if (threadIdx.x < hd) out[((long)r * heads + h) * hd + threadIdx.x] = acc / l;
 }

@@ -7,7 +7,7 @@ import numpy as np
 
 from lanearena.dialects.kinds.attention import AttentionI8x2Op, AttentionSharedOp
 from lanearena.lowering.kernels import twin
-from lanearena.lowering.kernels.attention import _chunk, _position, _weights, chunk_size, seen
+from lanearena.lowering.kernels.attention import _chunk, _position, _weights, cache_slots, chunk_size, seen, slot_of
 from lanearena.lowering.kernels.base import (
     THREADS,
     KernelCall,
@@ -29,21 +29,22 @@ HD_MAX = 256
 def _shape(op: AttentionSharedOp | AttentionI8x2Op):
     q, kc, vc, pos, out = (operand(op, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
     heads, kv_heads = op.heads.value.data, op.kv_heads.value.data
-    hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
+    hd, rows = q.shape[-1] // heads, pos.length
+    seqs, length, _ = cache_slots(op, rows)
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or hd > HD_MAX:
         raise fail(
             op,
             f"q {q.shape} is not {rows} rows of {heads} heads of at most {HD_MAX}, or {kv_heads} kv "
             "heads do not divide them",
         )
-    if kc.length != length * kv_heads * hd or vc.shape != kc.shape:
+    if kc.length != seqs * length * kv_heads * hd or vc.shape != kc.shape:
         raise fail(op, f"a {kc.shape} cache is not {kv_heads} heads of {hd}")
-    return (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length
+    return (q, kc, vc, pos, out), heads, kv_heads, hd, rows, (seqs, length)
 
 
 @lowers(AttentionSharedOp)
 def attention_shared_calls(op: AttentionSharedOp, at: Operands) -> list[KernelCall]:
-    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
+    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, (seqs, length) = _shape(op)
     splits = op.splits.value.data
     ap = ptr(at.scratch("ap")) if splits > 1 else ptr(0)
     window = op.window.value.data
@@ -51,7 +52,7 @@ def attention_shared_calls(op: AttentionSharedOp, at: Operands) -> list[KernelCa
         ptr(at.plain(out.value)),
         ap,
         *(ptr(at.plain(t.value)) for t in (q, kc, vc, pos)),
-        *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window)),
+        *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window, seqs)),
     )
     calls = [KernelCall("attention_group", (splits, kv_heads, rows), THREADS, args)]
     if splits > 1:
@@ -67,7 +68,9 @@ def attention_shared_calls(op: AttentionSharedOp, at: Operands) -> list[KernelCa
 
 
 @kernel
-def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, hd, length, chunk, window) -> None:
+def attention_group(
+    dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, hd, length, chunk, window, seqs
+) -> None:
     twin.check_block("attention_group", block)
     splits, groups, rows = grid
     heads, hd, length, chunk, window = int(heads), int(hd), int(length), int(chunk), int(window)
@@ -76,9 +79,12 @@ def attention_group(dev, grid, block, out, ap, q, kc, vc, pos, heads, kv_heads, 
         p = _position(dev, pos, r, length, "attention_group")
         t0 = seen(p, window) + c * chunk
         t1 = min(t0 + chunk, p + 1, length)
+        slot = slot_of(r, rows, int(seqs)) * length * width * 4
+        caches = int(kc) + slot, int(vc) + slot
         for h in range(g * group, (g + 1) * group):
             head = (r * heads + h) * hd
-            top, total, values = _chunk(dev, dev.download(int(q) + head * 4, F32, hd), kc, vc, t0, t1, width, g * hd)
+            q_head = dev.download(int(q) + head * 4, F32, hd)
+            top, total, values = _chunk(dev, q_head, *caches, t0, t1, width, g * hd)
             if splits == 1:
                 dev.upload(int(out) + head * 4, values / total)
                 continue
@@ -104,16 +110,16 @@ def attention_fold(dev, grid, block, out, ap, heads, hd, splits) -> None:
 
 @lowers(AttentionI8x2Op)
 def attention_i8x2_calls(op: AttentionI8x2Op, at: Operands) -> list[KernelCall]:
-    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, length = _shape(op)
+    (q, kc, vc, pos, out), heads, kv_heads, hd, rows, (seqs, length) = _shape(op)
     if not numerics(op).two_words:
         raise fail(op, "an attention in two words runs under int8x2 numerics")
     words = (ptr(at.scratch("ak")), ptr(at.scratch("aw")), ptr(at.scratch("as")))
     return [
         KernelCall(
             "kv_two_words",
-            (length, kv_heads, 1),
+            (seqs * length, kv_heads, 1),
             THREADS,
-            (*words, ptr(at.plain(kc.value)), ptr(at.plain(vc.value)), i32(length), i32(kv_heads), i32(hd)),
+            (*words, ptr(at.plain(kc.value)), ptr(at.plain(vc.value)), i32(seqs * length), i32(kv_heads), i32(hd)),
         ),
         KernelCall(
             "attention_two_words",
@@ -129,6 +135,7 @@ def attention_i8x2_calls(op: AttentionI8x2Op, at: Operands) -> list[KernelCall]:
                 i32(hd),
                 i32(length),
                 i32(op.window.value.data),
+                i32(seqs),
             ),
         ),
     ]
@@ -160,16 +167,17 @@ def kv_two_words(dev, grid, block, ak, aw, asc, kc, vc, length, kv_heads, hd) ->
 
 
 @kernel
-def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_heads, hd, length, window) -> None:
+def attention_two_words(dev, grid, block, out, q, ak, aw, asc, pos, heads, kv_heads, hd, length, window, seqs) -> None:
     twin.check_block("attention_two_words", block)
-    heads, kv_heads, hd, length = int(heads), int(kv_heads), int(hd), int(length)
-    n = length * kv_heads * hd
+    heads, kv_heads, hd, length, seqs = int(heads), int(kv_heads), int(hd), int(length), int(seqs)
+    n = seqs * length * kv_heads * hd
     for r, h in np.ndindex(grid[1], grid[0]):  # a block a head of a row
         g = h // (heads // kv_heads)
         p = _position(dev, pos, r, length, "attention_two_words")
-        rows = range(seen(p, int(window)), min(p + 1, length))
-        keys, ks = _cache_rows(dev, ak, asc, 0, n, length, kv_heads, hd, rows, g)
-        values, vs = _cache_rows(dev, aw, asc, 1, n, length, kv_heads, hd, rows, g)
+        base = slot_of(r, grid[1], seqs) * length
+        rows = range(base + seen(p, int(window)), base + min(p + 1, length))
+        keys, ks = _cache_rows(dev, ak, asc, 0, n, seqs * length, kv_heads, hd, rows, g)
+        values, vs = _cache_rows(dev, aw, asc, 1, n, seqs * length, kv_heads, hd, rows, g)
         head = (r * heads + h) * hd
         scores = (keys @ dev.download(int(q) + head * 4, F32, hd)) * ks * (F32(1) / np.sqrt(F32(hd)))
         e = np.exp(scores - scores.max())

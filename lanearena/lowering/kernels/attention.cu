@@ -11,15 +11,16 @@
 #define HD_LANE (HD_MAX / 32)
 #endif
 
-// k_cache[pos[r]] = k[r], v_cache[pos[r]] = v[r], rows of `width`; a position outside [0, length) writes nothing;
-// grid (rows).
+// k_cache[s, pos[r]] = k[r], v_cache[s, pos[r]] = v[r], rows of `width`, s = slot_of(r) of `seqs` slots of `length`
+// rows (one sequence: the cache); a position outside [0, length) writes nothing; grid (rows).
 extern "C" __global__ void kv_store(float* kc, float* vc, const float* k, const float* v, const int* pos, int width,
-                                    int length) {
+                                    int length, int seqs) {
   const int r = blockIdx.x, p = pos[r];
   if (p < 0 || p >= length) return;
+  const long at = (slot_of(r, gridDim.x, seqs) * length + p) * width;
   for (int i = threadIdx.x; i < width; i += blockDim.x) {
-    kc[(long)p * width + i] = k[(long)r * width + i];
-    vc[(long)p * width + i] = v[(long)r * width + i];
+    kc[at + i] = k[(long)r * width + i];
+    vc[at + i] = v[(long)r * width + i];
   }
 }
 
@@ -28,14 +29,15 @@ __device__ __forceinline__ float weight_of(float m, float top) { return m == -IN
 
 // Head h of row r of q (heads of `hd` values) attends to cache positions [lo + chunk * c, lo + chunk * (c + 1)) up to
 // p = pos[r] (and `length`), lo = window_start(p, window), through kv head h / (heads / kv_heads), scores scaled by
-// 1/sqrt(hd); grid (splits, heads, rows).
+// 1/sqrt(hd), in the caches' slot of r's sequence (slot_of r, of `seqs` slots of `length` rows); grid (splits, heads,
+// rows).
 // One chunk (splits = 1) writes out[r, h] = softmax(scores) . values. Else each chunk writes its (max, sum of
 // exp(score - max), sum of exp(score - max) * value) to ap[rows, heads, splits, hd + 2], and the last chunk of a head
 // to arrive at ac[rows, heads] merges them in chunk order. Within a block each warp takes every WARPS-th position
 // with an online softmax; the warps merge in order.
 extern "C" __global__ void attention(float* out, const float* q, const float* kc, const float* vc, const int* pos,
                                      float* ap, int* ac, int heads, int kv_heads, int hd, int length, int chunk,
-                                     int window) {
+                                     int window, int seqs) {
 #ifdef HEAD_DIM
   hd = HEAD_DIM;  // the launcher passes the same; as a constant, the loops below unroll and their guards fold away
 #endif
@@ -46,6 +48,9 @@ extern "C" __global__ void attention(float* out, const float* q, const float* kc
   const float scale = 1.f / sqrtf((float)hd);
   const long head = ((long)r * heads + h) * hd;
   const int t0 = window_start(pos[r], window) + c * chunk, t1 = min(min(t0 + chunk, pos[r] + 1), length);
+  const long slot = slot_of(r, gridDim.z, seqs) * length * width;
+  kc += slot;
+  vc += slot;
 
   float qv[HD_LANE], acc[HD_LANE];
 #pragma unroll

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lanearena.dialects.kernel import KernelOp
 from lanearena.dialects.kinds.attention import AttentionOp, KvStoreOp
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.base import THREADS, KernelCall, Operands, cdiv, fail, i32, kernel, lowers, operand, ptr
@@ -15,24 +16,41 @@ HD_MAX = 256
 """The largest head a block of attention holds (attention.cu's HD_MAX)."""
 
 
+def cache_slots(op: KernelOp, rows: int) -> tuple[int, int, int]:
+    """(seqs, length, width) of `op`'s caches: `seqs` slots (a sequence's, slot-major) of `length` positions of rows
+    of `width` values; a refusal where its `rows` are not whole sequences' or the caches not `seqs` slots."""
+    kc = operand(op, "k_cache")
+    seqs = int(op.params["seqs"])
+    slot = kc.shape[1:] if seqs > 1 else kc.shape
+    if rows % seqs or (seqs > 1 and kc.shape[0] != seqs) or len(slot) < 2:
+        raise fail(op, f"{rows} rows of {seqs} sequences do not fit a {kc.shape} cache of a slot a sequence")
+    return seqs, slot[0], kc.length // (seqs * slot[0])
+
+
+def slot_of(r: int, rows: int, seqs: int) -> int:
+    """The sequence (its caches' slot) row r of `rows` is in: rows / seqs rows a sequence, in order."""
+    return r // (rows // seqs)
+
+
 @lowers(KvStoreOp)
 def kv_store_calls(op: KvStoreOp, at: Operands) -> list[KernelCall]:
     k, v, pos, kc, vc = (operand(op, n) for n in ("k", "v", "pos", "k_cache", "v_cache"))
-    length, width = kc.shape[0], kc.length // kc.shape[0]
+    seqs, length, width = cache_slots(op, pos.length)
     if not k.length == v.length == pos.length * width or vc.shape != kc.shape:
         raise fail(op, f"k, v of {k.length}, {v.length} values are not {pos.length} rows of a {kc.shape} cache")
-    args = (*(ptr(at.plain(t.value)) for t in (kc, vc, k, v, pos)), i32(width), i32(length))
+    args = (*(ptr(at.plain(t.value)) for t in (kc, vc, k, v, pos)), i32(width), i32(length), i32(seqs))
     return [KernelCall("kv_store", (pos.length, 1, 1), THREADS, args)]
 
 
 @kernel
-def kv_store(dev, grid, block, kc, vc, k, v, pos, width, length) -> None:
+def kv_store(dev, grid, block, kc, vc, k, v, pos, width, length, seqs) -> None:
     twin.check_block("kv_store", block)
-    width, length = int(width), int(length)
-    for r in range(grid[0]):  # a block a row
+    width, length, rows = int(width), int(length), grid[0]
+    for r in range(rows):  # a block a row
         p = _position(dev, pos, r, length, "kv_store")
+        at = (slot_of(r, rows, int(seqs)) * length + p) * width * 4
         for cache, new in ((kc, k), (vc, v)):
-            dev.upload(int(cache) + p * width * 4, dev.download(int(new) + r * width * 4, F32, width))
+            dev.upload(int(cache) + at, dev.download(int(new) + r * width * 4, F32, width))
 
 
 def _position(dev, pos, r: int, length: int, kernel: str) -> int:
@@ -47,21 +65,22 @@ def attention_calls(op: AttentionOp, at: Operands) -> list[KernelCall]:
     q, kc, vc, pos, out = (operand(op, n) for n in ("q", "k_cache", "v_cache", "pos", "out"))
     heads, kv_heads, splits = op.heads.value.data, op.kv_heads.value.data, op.splits.value.data
     # Heads and rows as kinds.launch sized the scratch: q is [rows, heads * hd].
-    hd, rows, length = q.shape[-1] // heads, pos.length, kc.shape[0]
+    hd, rows = q.shape[-1] // heads, pos.length
+    seqs, length, _ = cache_slots(op, rows)
     if hd * heads * rows != q.length or out.length != q.length or heads % kv_heads or splits < 1:
         raise fail(
             op,
             f"q {q.shape} is not {rows} rows of {heads} heads, or {kv_heads} kv heads do not "
             f"divide them, or splits {splits} < 1",
         )
-    if hd > HD_MAX or kc.length != length * kv_heads * hd or vc.shape != kc.shape:
+    if hd > HD_MAX or kc.length != seqs * length * kv_heads * hd or vc.shape != kc.shape:
         raise fail(op, f"heads of {hd} (at most {HD_MAX}) do not match a {kc.shape} cache of {kv_heads} heads")
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
     window = op.window.value.data
     args = (
         *(ptr(at.plain(t.value)) for t in (out, q, kc, vc, pos)),
         *split,
-        *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window)),
+        *map(i32, (heads, kv_heads, hd, length, chunk_size(length, window, splits), window, seqs)),
     )
     return [KernelCall(attention_kernel(hd), (splits, heads, rows), THREADS, args)]
 
@@ -85,7 +104,7 @@ def seen(p: int, window: int) -> int:
 
 
 @kernel
-def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd, length, chunk, window) -> None:
+def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd, length, chunk, window, seqs) -> None:
     twin.check_block("attention", block)
     splits, heads, rows = grid
     hd, length, chunk, window = int(hd), int(length), int(chunk), int(window)
@@ -98,7 +117,9 @@ def attention(dev, grid, block, out, q, kc, vc, pos, ap, ac, heads, kv_heads, hd
         p = _position(dev, pos, r, length, "attention")
         t0 = seen(p, window) + c * chunk
         t1 = min(t0 + chunk, p + 1, length)
-        top, total, values = _chunk(dev, dev.download(int(q) + head, F32, hd), kc, vc, t0, t1, width, (h // group) * hd)
+        slot = slot_of(r, rows, int(seqs)) * length * width * 4
+        q_head = dev.download(int(q) + head, F32, hd)
+        top, total, values = _chunk(dev, q_head, int(kc) + slot, int(vc) + slot, t0, t1, width, (h // group) * hd)
         if splits == 1:
             dev.upload(int(out) + head, values / total)
             continue

@@ -204,6 +204,9 @@ __device__ __forceinline__ float silu(float a) { return a / (1.f + expf(-a)); }
 // none), the window's first, p - window + 1.
 __device__ __forceinline__ int window_start(int p, int window) { return window > 0 ? max(0, p - window + 1) : 0; }
 
+// The sequence (its state's slot) row r of `rows` is in, of `seqs` sequences of rows / seqs rows each, in order.
+__device__ __forceinline__ long slot_of(int r, int rows, int seqs) { return r / (rows / seqs); }
+
 // A router's gates, by warp 0 (every lane calls it; lane 0 writes): of its `topk` chosen logits `logit` (the first
 // the largest) among the row's `experts` logits `row`, the softmax over the chosen, or (over_all) each chosen one's
 // share of the softmax over all of them.

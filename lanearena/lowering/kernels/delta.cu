@@ -16,11 +16,15 @@ __device__ __forceinline__ float softplus(float x) { return x > 20.f ? x : log1p
 __device__ __forceinline__ float sigmoid(float x) { return 1.f / (1.f + expf(-x)); }
 
 // out[t, c] = silu(sum_j w[c, j] * in[t + j]) over in = (state's width - 1 rows, then x's rows), channel c a thread;
-// the state left holding the last width - 1 rows of in; grid ceil(channels / THREADS).
+// the state left holding the last width - 1 rows of in; grid (ceil(channels / THREADS), seqs): sequence blockIdx.y's
+// `rows` rows (of x and out, a sequence's after another's) after its own window (state [seqs, width - 1, channels]).
 extern "C" __global__ void conv(float* state, float* out, const float* x, const float* w, int rows, int channels,
                                 int width) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= channels) return;
+  state += (long)blockIdx.y * (width - 1) * channels;
+  x += (long)blockIdx.y * rows * channels;
+  out += (long)blockIdx.y * rows * channels;
   float win[CONV_MAX];
   for (int j = 0; j < width - 1; ++j) win[j] = state[(long)j * channels + c];
   for (int t = 0; t < rows; ++t) {
@@ -53,12 +57,18 @@ __device__ float inv_norm(const float* x, int d) {
   return rsqrtf(block_sum(ss) + 1e-6f);
 }
 
-// One row stepped; grid (hv, ceil(d / TILE)): a block TILE value columns of head h, a thread a column. Unnormed
-// outputs in o[hv, d]; the last block of a head to arrive at dc[h] norms it.
+// One row a sequence stepped; grid (hv, ceil(d / TILE), seqs): a block TILE value columns of head h of sequence
+// blockIdx.z's row (its state [hv, d, d] the slot-major state's blockIdx.z-th), a thread a column. Unnormed outputs in
+// o[seqs, hv, d]; the last block of a head to arrive at dc[seqs, hv] norms it.
 extern "C" __global__ void delta_step(float* state, float* out, signed char* oh, signed char* ol, float* os, float* o,
                                       int* dc, const float* qkv, const float* z, const float* ab, const float* a_log,
                                       const float* dt_bias, const float* gain, int hv, int hk, int d, float eps) {
   const int h = blockIdx.x, kh = h / (hv / hk), j = blockIdx.y * TILE + threadIdx.x;
+  const long row = blockIdx.z, at = (row * hv + h) * d;  // head h of the row in o, z and out
+  qkv += row * (2 * hk + hv) * d;
+  ab += row * 2 * hv;
+  state += row * hv * d * d;
+  dc += row * hv;
   const float* q = qkv + (long)kh * d;
   const float* k = qkv + (long)(hk + kh) * d;
   const float* v = qkv + (long)(2 * hk) * d + (long)h * d;
@@ -75,10 +85,10 @@ extern "C" __global__ void delta_step(float* state, float* out, signed char* oh,
       s[(long)i * d + j] = si;
       y = fmaf(si, q[i] * iq, y);
     }
-    o[(long)h * d + j] = y;
+    o[at + j] = y;
   }
   if (!last_arrival(&dc[h], gridDim.y)) return;
-  gated_norm(out, oh, ol, os, o, z, gain, (long)h * d, d, eps);
+  gated_norm(out, oh, ol, os, o, z, gain, at, d, eps);
 }
 
 // A chunk of `rows` rows in chunks of DELTA_CHUNK; grid (hv): a block a head, through its chunks in order, a thread a

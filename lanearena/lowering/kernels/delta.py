@@ -38,7 +38,10 @@ NULL = ptr(0)
 def conv_calls(op: ConvOp, at: Operands) -> list[KernelCall]:
     x, w, state, out = (operand(op, n) for n in ("x", "w", "state", "out"))
     channels, width = w.shape
-    if not 2 <= width <= CONV_MAX or state.shape != (width - 1, channels) or x.length % channels:
+    seqs = int(op.params["seqs"])
+    slot = state.shape[1:] if seqs > 1 else state.shape
+    rows = x.length // channels
+    if not 2 <= width <= CONV_MAX or slot != (width - 1, channels) or x.length % channels or rows % seqs:
         raise fail(
             op,
             f"a window {state.shape} and {x.length} values do not fit {channels} channels of "
@@ -52,11 +55,11 @@ def conv_calls(op: ConvOp, at: Operands) -> list[KernelCall]:
         ptr(at.plain(out.value)),
         ptr(at.plain(x.value)),
         data,
-        i32(x.length // channels),
+        i32(rows // seqs),
         i32(channels),
         i32(width),
     )
-    return [KernelCall("conv", (cdiv(channels, THREADS[0]), 1, 1), THREADS, args)]
+    return [KernelCall("conv", (cdiv(channels, THREADS[0]), seqs, 1), THREADS, args)]
 
 
 @kernel
@@ -64,26 +67,30 @@ def conv(dev, grid, block, state, out, x, w, rows, channels, width) -> None:
     twin.check_block("conv", block)
     rows, channels, width = int(rows), int(channels), int(width)
     each = THREADS[0]
-    for b in range(grid[0]):  # a block THREADS channels
+    for b, s in np.ndindex(grid[0], grid[1]):  # a block THREADS channels of a sequence
         c0, c1 = b * each, min(channels, (b + 1) * each)
+        window = int(state) + s * (width - 1) * channels * 4
+        first = s * rows  # the sequence's first row
         taps = dev.download(int(w), F32, channels * width).reshape(channels, width)[c0:c1]
-        win = dev.download(int(state), F32, (width - 1) * channels).reshape(width - 1, channels)[:, c0:c1].copy()
-        for t in range(rows):
+        win = dev.download(window, F32, (width - 1) * channels).reshape(width - 1, channels)[:, c0:c1].copy()
+        for t in range(first, first + rows):
             new = dev.download(int(x) + (t * channels + c0) * 4, F32, c1 - c0)
             win = np.concatenate([win, new[None]])
             dev.upload(int(out) + (t * channels + c0) * 4, twin.silu((taps.T * win).sum(axis=0, dtype=F32)))
             win = win[1:]
         for j in range(width - 1):
-            dev.upload(int(state) + (j * channels + c0) * 4, win[j])
+            dev.upload(window + (j * channels + c0) * 4, win[j])
 
 
 @lowers(DeltaOp)
 def delta_calls(op: DeltaOp, at: Operands) -> list[KernelCall]:
     qkv, z, ab, state, out = (operand(op, n) for n in ("qkv", "z", "ab", "state", "out"))
-    hv, d = state.shape[0], state.shape[-1]
+    seqs = int(op.params["seqs"])
+    slot = state.shape[1:] if seqs > 1 else state.shape
+    hv, d = slot[0], slot[-1]
     hk = op.key_heads.value.data
     rows = z.length // (hv * d)
-    if state.shape != (hv, d, d) or hv % hk or d > THREADS[0] or qkv.length != rows * (2 * hk + hv) * d:
+    if slot != (hv, d, d) or hv % hk or d > THREADS[0] or qkv.length != rows * (2 * hk + hv) * d or rows % seqs:
         raise fail(
             op,
             f"a state {state.shape} of {hk} key heads does not fit rows of {qkv.length // max(rows, 1)} "
@@ -101,7 +108,9 @@ def delta_calls(op: DeltaOp, at: Operands) -> list[KernelCall]:
         raise fail(op, "a_log, dt_bias and gain must be f32")
     ins = (ptr(at.plain(qkv.value)), ptr(at.plain(z.value)), ptr(at.plain(ab.value)), *(g for g, _ in gains))
     eps = f32(op.eps.value.data)
-    if delta_in_chunks(rows):
+    if seqs > 1 and rows != seqs:
+        raise fail(op, f"{rows} rows of {seqs} sequences: the delta rule steps one row a sequence")
+    if delta_in_chunks(rows // seqs):
         chunk = tuple(ptr(at.scratch(tag)) for tag in ("dk", "dq", "dt", "dp", "dg"))
         return [
             KernelCall(
@@ -125,7 +134,7 @@ def delta_calls(op: DeltaOp, at: Operands) -> list[KernelCall]:
     return [
         KernelCall(
             "delta_step",
-            (hv, cdiv(d, TILE), 1),
+            (hv, cdiv(d, TILE), rows),
             THREADS,
             (
                 ptr(at.plain(state.value)),
@@ -182,24 +191,25 @@ def delta_step(
 ) -> None:
     twin.check_block("delta_step", block)
     hv, hk, d = int(hv), int(hk), int(d)
-    heads, tiles = grid[0], grid[1]
-    counts = twin.Counters(dev, "delta_step", dc, hv)
-    for h, tile in np.ndindex(heads, tiles):  # a block TILE value columns of a head
+    heads, tiles, rows = grid
+    counts = twin.Counters(dev, "delta_step", dc, rows * hv)
+    for r, h, tile in np.ndindex(rows, heads, tiles):  # a block TILE value columns of a head of a sequence's row
         kh = h // (hv // hk)
-        row = dev.download(int(qkv), F32, (2 * hk + hv) * d)
+        row = dev.download(int(qkv) + r * (2 * hk + hv) * d * 4, F32, (2 * hk + hv) * d)
         q = _normed(row[kh * d : (kh + 1) * d]) * F32(1 / np.sqrt(d))
         k = _normed(row[(hk + kh) * d : (hk + kh + 1) * d])
         v = row[(2 * hk + h) * d : (2 * hk + h + 1) * d]
-        g, beta = _gates(dev, int(ab), int(a_log), int(dt_bias), 0, h, hv)
+        g, beta = _gates(dev, int(ab), int(a_log), int(dt_bias), r, h, hv)
         j0, j1 = tile * TILE, min(d, (tile + 1) * TILE)
-        s = dev.view(int(state) + h * d * d * 4, F32, d * d).reshape(d, d)
+        s = dev.view(int(state) + (r * hv + h) * d * d * 4, F32, d * d).reshape(d, d)
         cols = s[:, j0:j1] * np.exp(g)
         delta = (v[j0:j1] - k @ cols) * beta
         cols = cols + np.outer(k, delta)
         s[:, j0:j1] = cols
-        dev.upload(int(o) + (h * d + j0) * 4, q @ cols)
-        if counts.arrive(slice(h, h + 1), tiles):
-            _gated_norm(dev, (out, oh, ol, os), int(o), z, gain, h * d, d, eps)
+        at = (r * hv + h) * d  # head h of the row in o, z and out
+        dev.upload(int(o) + (at + j0) * 4, q @ cols)
+        if counts.arrive(slice(r * hv + h, r * hv + h + 1), tiles):
+            _gated_norm(dev, (out, oh, ol, os), int(o), z, gain, at, d, eps)
 
 
 @kernel

@@ -97,30 +97,33 @@ __device__ void new_row(float* sq, float* sk, float* sv, const float* q, const f
   }
 }
 
-// A chunk's rows before their attention (more than one row: rope_attention then reads them): block (r, g) makes row
-// r's new values (new_row, at pos[r], n = the largest position + 1), writes its q heads to aq[rows, heads * hd] and
-// its k and v at pos[r] into the caches (nothing where pos[r] lies outside [0, length)); grid (rows, kv_heads).
+// A chunk's rows before their attention (more than one row a sequence: rope_attention then reads them): block (r, g)
+// makes row r's new values (new_row, at pos[r], n = the largest position of r's sequence + 1), writes its q heads to
+// aq[rows, heads * hd] and its k and v at pos[r] into the caches' slot of r's sequence (slot_of r, of `seqs` slots of
+// `length` rows; nothing where pos[r] lies outside [0, length)); grid (rows, kv_heads).
 extern "C" __global__ void rope_append(float* aq, float* kc, float* vc, const float* q, const float* k, const float* v,
                                        const int* pos, const float* q_gain, const float* k_gain, int heads,
                                        int kv_heads, int hd, int length, float eps, int rot, float theta, int scaling,
-                                       float factor, float low, float high, int original, int two_words) {
+                                       float factor, float low, float high, int original, int two_words, int seqs) {
   const int r = blockIdx.x, g = blockIdx.y, group = heads / kv_heads, p = pos[r];
+  const int per = gridDim.x / seqs, s = (int)slot_of(r, gridDim.x, seqs);
   int last = 0;
-  for (int i = 0; i < gridDim.x; ++i) last = max(last, pos[i]);
+  for (int i = s * per; i < (s + 1) * per; ++i) last = max(last, pos[i]);
   __shared__ float sq[GROUP_MAX * HD_MAX], sk[HD_MAX], sv[HD_MAX];
   new_row(sq, sk, sv, q, k, v, q_gain, k_gain, r, g, heads, kv_heads, hd, eps, p, last + 1, rot, theta, scaling,
           factor, low, high, original, two_words);
   for (int i = threadIdx.x; i < group * hd; i += blockDim.x) aq[((long)r * heads + (long)g * group) * hd + i] = sq[i];
   if (p < 0 || p >= length) return;
-  const long at = (long)p * kv_heads * hd + (long)g * hd;
+  const long at = ((long)s * length + p) * kv_heads * hd + (long)g * hd;
   for (int i = threadIdx.x; i < hd; i += blockDim.x) {
     kc[at + i] = sk[i];
     vc[at + i] = sv[i];
   }
 }
 
-// Attention of row r at p = pos[r] (nothing where p lies outside [0, length)); grid (splits, kv_heads, rows).
-// With k and v (a decode row), block (c, g) makes the row's new values (new_row, n = p + 1), and the block whose
+// Attention of row r at p = pos[r] (nothing where p lies outside [0, length)) over the caches' slot of its sequence
+// (slot_of r, of `seqs` slots of `length` rows); grid (splits, kv_heads, rows).
+// With k and v (a decode row, one a sequence), block (c, g) makes the row's new values (new_row, n = p + 1), and the block whose
 // chunk holds p writes k and v at p into the caches (rows of kv_heads * hd) and reads them from shared memory; with
 // k null (a chunk's rows, after rope_append) q is read as it is and every position from the caches. The block
 // scores kv group g's q heads against the cache positions of chunk c of those p sees, [window_start(p, window), p],
@@ -131,11 +134,14 @@ extern "C" __global__ void rope_attention(float* out, float* kc, float* vc, floa
                                           const float* k, const float* v, const int* pos, const float* q_gain,
                                           const float* k_gain, int heads, int kv_heads, int hd, int length,
                                           int window, float eps, int rot, float theta, int scaling, float factor,
-                                          float low, float high, int original, int two_words) {
+                                          float low, float high, int original, int two_words, int seqs) {
   const int c = blockIdx.x, g = blockIdx.y, r = blockIdx.z, splits = gridDim.x, group = heads / kv_heads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int p = pos[r];
   if (p < 0 || p >= length) return;
+  const long slot = slot_of(r, gridDim.z, seqs) * length * kv_heads * hd;
+  kc += slot;
+  vc += slot;
   const int width = kv_heads * hd, first = window_start(p, window), chunk = chunk_size(p + 1 - first, splits);
   const int t0 = first + c * chunk, t1 = min(t0 + chunk, p + 1);
   const bool fresh = k != nullptr;  // the new row made here

@@ -9,7 +9,7 @@ import numpy as np
 from lanearena.dialects.kinds.fused_attention import NormRopeAttentionOp, RopeAttentionOp, chunk_size
 from lanearena.lowering.kernels import twin
 from lanearena.lowering.kernels.attend import _two_words
-from lanearena.lowering.kernels.attention import _chunk, _position, _weights, seen
+from lanearena.lowering.kernels.attention import _chunk, _position, _weights, cache_slots, seen, slot_of
 from lanearena.lowering.kernels.base import (
     THREADS,
     KernelCall,
@@ -35,11 +35,13 @@ GROUP_MAX = 8
 
 @lowers(RopeAttentionOp, NormRopeAttentionOp)
 def rope_attention_calls(op: RopeAttentionOp | NormRopeAttentionOp, at: Operands) -> list[KernelCall]:
-    """One row: rope_attention makes, appends and attends it. More: rope_append makes and appends them (their q heads
-    into scratch `aq`), then rope_attention attends each over the caches."""
+    """One row a sequence (a decode row, or one of each of `seqs` sequences): rope_attention makes, appends and
+    attends each. More: rope_append makes and appends them (their q heads into scratch `aq`), then rope_attention
+    attends each over the caches."""
     q, k, v, pos, kc, vc, out = (operand(op, n) for n in ("q", "k", "v", "pos", "k_cache", "v_cache", "out"))
     heads, kv_heads, splits = op.heads.value.data, op.kv_heads.value.data, op.splits.value.data
-    rows, length = pos.length, kc.shape[0]
+    rows = pos.length
+    seqs, length, _ = cache_slots(op, rows)
     hd = q.length // (heads * rows)
     rot = op.rotary.value.data or hd
     if hd * heads * rows != q.length or heads % kv_heads or out.length != q.length:
@@ -48,7 +50,7 @@ def rope_attention_calls(op: RopeAttentionOp | NormRopeAttentionOp, at: Operands
         raise fail(
             op, f"heads of {hd} (at most {HD_MAX}), {heads // kv_heads} a kv head (at most {GROUP_MAX}), or k, v"
         )
-    if kc.length != length * kv_heads * hd or vc.shape != kc.shape or rot % 2 or rot > hd:
+    if kc.length != seqs * length * kv_heads * hd or vc.shape != kc.shape or rot % 2 or rot > hd:
         raise fail(op, f"a {kc.shape} cache is not {kv_heads} heads of {hd}, or {rot} values do not turn")
     gains = [ptr(0), ptr(0)]
     if isinstance(op, NormRopeAttentionOp):
@@ -62,18 +64,19 @@ def rope_attention_calls(op: RopeAttentionOp | NormRopeAttentionOp, at: Operands
         *(f32(p.value.data) for p in (op.factor, op.low_freq, op.high_freq)),
         i32(op.original.value.data),
         i32(op.two_words is not None),
+        i32(seqs),
     )
     kcp, vcp, posp = (ptr(at.plain(t.value)) for t in (kc, vc, pos))
     split = (ptr(at.scratch("ap")), ptr(at.counter("ac"))) if splits > 1 else (ptr(0), ptr(0))
     window = i32(op.window.value.data)
     head = (ptr(at.plain(out.value)), kcp, vcp, *split)
-    if rows == 1:
-        new = (*(ptr(at.plain(t.value)) for t in (q, k, v)), posp, *gains)
-        return [KernelCall("rope_attention", (splits, kv_heads, 1), THREADS, (*head, *new, *sizes, window, eps, *turn))]
-    aq = ptr(at.scratch("aq"))
     new = (*(ptr(at.plain(t.value)) for t in (q, k, v)), posp, *gains)
+    if rows == seqs:
+        attend = (*head, *new, *sizes, window, eps, *turn)
+        return [KernelCall("rope_attention", (splits, kv_heads, rows), THREADS, attend)]
+    aq = ptr(at.scratch("aq"))
     made = (aq, ptr(0), ptr(0), posp, ptr(0), ptr(0))  # q made, k and v in the caches: nothing to turn
-    plain = (i32(0), *turn[1:-1], i32(0))
+    plain = (i32(0), *turn[1:-2], i32(0), i32(seqs))
     return [
         KernelCall("rope_append", (rows, kv_heads, 1), THREADS, (aq, kcp, vcp, *new, *sizes, eps, *turn)),
         KernelCall("rope_attention", (splits, kv_heads, rows), THREADS, (*head, *made, *sizes, window, eps, *plain)),
@@ -107,21 +110,24 @@ def rope_append(
     high,
     original,
     two_words,
+    seqs,
 ) -> None:
     twin.check_block("rope_append", block)
     rows, groups = grid[0], grid[1]
-    heads, hd, length = int(heads), int(hd), int(length)
+    heads, hd, length, per = int(heads), int(hd), int(length), rows // int(seqs)
     group, width = heads // groups, groups * hd
     positions = [_position(dev, pos, r, length, "rope_append") for r in range(rows)]
     turning = (rot, theta, scaling, factor, low, high, original)
     for r, g in np.ndindex(rows, groups):  # a block a kv group of a row
-        p = positions[r]
+        p, s = positions[r], slot_of(r, rows, int(seqs))
+        last = max(positions[s * per : (s + 1) * per])  # its sequence's
         qs, new_k, new_v = _new_row(
-            dev, (q, k, v, q_gain, k_gain), r, g, heads, groups, hd, eps, p, max(positions) + 1, turning, two_words
+            dev, (q, k, v, q_gain, k_gain), r, g, heads, groups, hd, eps, p, last + 1, turning, two_words
         )
         dev.upload(int(aq) + (r * heads + g * group) * hd * 4, qs.reshape(-1))
-        dev.upload(int(kc) + (p * width + g * hd) * 4, new_k)
-        dev.upload(int(vc) + (p * width + g * hd) * 4, new_v)
+        at = ((s * length + p) * width + g * hd) * 4
+        dev.upload(int(kc) + at, new_k)
+        dev.upload(int(vc) + at, new_v)
 
 
 @kernel
@@ -154,13 +160,14 @@ def rope_attention(
     high,
     original,
     two_words,
+    seqs,
 ) -> None:
     twin.check_block("rope_attention", block)
     splits, groups, rows = grid
     heads, hd, length, window = int(heads), int(hd), int(length), int(window)
     group, width = heads // groups, groups * hd
     twin.require(bool(k) == bool(v) and (bool(k) or not (q_gain or rot or two_words)), "rope_attention: k, v, turn")
-    twin.require(rows == 1 or not k, "rope_attention: more than one row made here")
+    twin.require(rows == int(seqs) or not k, "rope_attention: more than one row a sequence made here")
     counts = twin.Counters(dev, "rope_attention", ac, rows * groups) if splits > 1 else None
     turning = (rot, theta, scaling, factor, low, high, original)
     for r, g, c in np.ndindex(rows, groups, splits):  # a block a chunk of a kv group of a row
@@ -170,18 +177,20 @@ def rope_attention(
         t0 = first + c * chunk
         t1 = min(t0 + chunk, p + 1)
         heads_at = (r * heads + g * group) * hd * 4
+        slot = slot_of(r, rows, int(seqs)) * length * width * 4
+        caches = int(kc) + slot, int(vc) + slot
         if k:
             qs, new_k, new_v = _new_row(
                 dev, (q, k, v, q_gain, k_gain), r, g, heads, groups, hd, eps, p, p + 1, turning, two_words
             )
             if t0 <= p < t1:  # the block whose chunk holds the new row appends it
-                dev.upload(int(kc) + (p * width + g * hd) * 4, new_k)
-                dev.upload(int(vc) + (p * width + g * hd) * 4, new_v)
+                dev.upload(caches[0] + (p * width + g * hd) * 4, new_k)
+                dev.upload(caches[1] + (p * width + g * hd) * 4, new_v)
         else:  # made and appended by rope_append
             qs = dev.download(int(q) + heads_at, F32, group * hd).reshape(group, hd)
         for j in range(group):
             h = r * heads + g * group + j  # of all rows' heads
-            top, total, values = _chunk(dev, qs[j], kc, vc, t0, t1, width, g * hd)
+            top, total, values = _chunk(dev, qs[j], *caches, t0, t1, width, g * hd)
             if splits == 1:
                 dev.upload(int(out) + h * hd * 4, values / total)
                 continue

@@ -30,6 +30,14 @@ def available() -> str | None:
         return f"CUDA is not usable: {e}"
 
 
+def device_memory() -> int:
+    """The bytes of memory of the GPU that `CudaDevice` runs on (device 0), read without a context."""
+    import pycuda.driver as cuda
+
+    cuda.init()
+    return int(cuda.Device(0).total_memory())
+
+
 MIN_DRIVER = 12000
 """The oldest CUDA driver (as `cuDriverGetVersion` counts: 12.0) whose JIT takes the kernels' PTX ISA 8.0."""
 

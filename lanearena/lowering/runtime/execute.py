@@ -149,10 +149,12 @@ def random_feeds(step: Step, seed: int = 0, weights: bool = True) -> dict[str, n
 def _ints(step: Step, name: str, n: int, uses: list, rng: np.random.Generator) -> np.ndarray:
     positions = [launch for operand, _, launch in uses if operand == "pos"]
     if positions:  # inside the caches of every launch that takes them (the first, a rope, has none)
+        seqs = max(int(p.params.get("seqs", 1)) for p in positions)
         caches = [step.tensors[c] for p in positions for c in (*p.ins, *p.outs) if step.tensors[c].role is Role.STATE]
-        length = min((c.shape[0] for c in caches), default=n)
-        start = rng.integers(0, max(length - n, 0) + 1)
-        return (start + np.arange(n)).astype(np.int32)
+        length = min((c.shape[1 if seqs > 1 else 0] for c in caches), default=n)
+        per = n // seqs  # each sequence's rows consecutive, from a start of its own
+        starts = rng.integers(0, max(length - per, 0) + 1, seqs)
+        return (np.repeat(starts, per) + np.tile(np.arange(per), seqs)).astype(np.int32)
     for operand, named, _ in uses:
         if operand == "ids" and "table" in named:  # a gather's: inside its table
             return rng.integers(0, step.tensors[named["table"]].shape[0], n).astype(np.int32)

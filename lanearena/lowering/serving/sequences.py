@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lanearena.decoding import Sampling, uniform
-from lanearena.errors import UserError
+from lanearena.decoding import Sampling, next_token, uniform
+from lanearena.errors import Overflow, UserError
 
 if TYPE_CHECKING:
     from lanearena.lowering.serving.session import Session
@@ -28,7 +28,8 @@ GREEDY = Sampling()
 @dataclass
 class Generated:
     """One sequence's generation: its `tokens`, why it `stopped` ("eos": an end token, the last of `tokens`;
-    "length": the tokens asked for), and, where kept, the `logits` each token was chosen from."""
+    "stop": a stop string the last token completed; "length": the tokens asked for), and, where kept, the `logits`
+    each token was chosen from."""
 
     tokens: list[int] = field(default_factory=list)
     stopped: str = "length"
@@ -63,11 +64,15 @@ def generate_many(
     stop: Iterable[int] = (),
     on_token: Callable[[int, int], None] = lambda sequence, token: None,
     keep_logits: bool = False,
+    until: Callable[[Sequence[int]], Callable[[list[int]], bool]] | None = None,
 ) -> list[Generated]:
     """At most `n` tokens after each of `prompts` (at most the session's `batch`), each sequence up to and
-    including the first of `stop`, chosen as `decoding.generate` chooses them (the session's step takes the
-    arg-max, or draws by the config's sampling with the uniform numbers of `sampling`'s seed); `on_token(k,
-    token)` is called as sequence `k`'s token is chosen. The session's caches are emptied first."""
+    including the first of `stop` (or the first after which its own `until(prompt)`, given the tokens generated
+    so far, says to stop: a stop string), chosen as `decoding.generate` chooses them (the session's step takes the
+    arg-max, or draws by the config's sampling with the uniform numbers of `sampling`'s seed; where
+    `sampling.on_host`, `decoding.next_token` chooses from the row of logits read back, after the sequence's own
+    tokens); `on_token(k, token)` is called as sequence `k`'s token is chosen. The session's caches are emptied
+    first."""
     c = session.config
     check_prompts(prompts, n, session.batch, c.max_len, c.vocab)
     stops = frozenset(stop)
@@ -77,29 +82,39 @@ def generate_many(
         return out
     live = np.zeros(session.batch, bool)
     last = np.zeros(session.batch, np.int64)
+    host, read = sampling.on_host, keep_logits or sampling.on_host
+    stopping = [until(p) for p in prompts] if until is not None else None
 
-    def chose(k: int, token: int, logits: np.ndarray | None) -> None:
+    def chose(k: int, token: int, logits: np.ndarray | None, u: float) -> None:
         g = out[k]
+        if host:
+            assert logits is not None
+            token = next_token(logits, [*prompts[k], *g.tokens], sampling, u)
+            if token < 0:
+                raise Overflow(f"the logits of sequence {k + 1}'s token {len(g.tokens)} hold NaN or +Inf")
         g.tokens.append(token)
-        if logits is not None:
+        if keep_logits and logits is not None:
             g.logits.append(logits)
         on_token(k, token)
-        done = token in stops or len(g.tokens) == n
         if token in stops:
             g.stopped = "eos"
+        elif stopping is not None and stopping[k](g.tokens):
+            g.stopped = "stop"
+        done = g.stopped != "length" or len(g.tokens) == n
         live[k], last[k] = not done, token
         if done:
             session.reset(k)  # its slot freed: emptied for the next sequence
 
-    first = _draw(sampling, 0)
-    for k, prompt in enumerate(prompts):
-        token, logits = session.next(list(prompt), keep_logits, first, slot=k)
-        chose(k, token, logits)
+    u = _draw(sampling, 0)
+    for k, prompt in enumerate(prompts):  # each prompt prefilled in its slot
+        token, logits = session.next(list(prompt), read, 0.0 if host else u, slot=k)
+        chose(k, token, logits, u)
     i = 1
     while live.any():
-        tokens, logits = session.next_all(last, live, np.full(session.batch, _draw(sampling, i)), keep_logits)
-        for k in np.flatnonzero(live):
-            chose(int(k), int(tokens[k]), logits[k] if logits is not None else None)
+        u = _draw(sampling, i)
+        tokens, rows = session.next_all(last, live, np.full(session.batch, 0.0 if host else u), read)
+        for slot in map(int, np.flatnonzero(live)):
+            chose(slot, int(tokens[slot]), rows[slot] if rows is not None else None, u)
         i += 1
     return out
 

@@ -124,7 +124,7 @@ class _Bound:
         lowered, b = self.lowered, self.buffers
         if poisoned:
             poison(dev, lowered, b)
-        feeds = {"ids": ids.astype(np.int32), "pos": pos.astype(np.int32)}
+        feeds: dict[str, np.ndarray] = {"ids": ids.astype(np.int32), "pos": pos.astype(np.int32)}
         if "draw" in lowered.feeds:  # a prompt's: only the last row's token is ever read
             feeds["draw"] = np.broadcast_to(np.asarray(draw, np.float32), (len(ids),)).copy()
         for name, values in feeds.items():
@@ -200,7 +200,7 @@ class Session:
         session's weights and state, those it is the first to hold put on the device (made by the session's
         weights). In a session of several sequences, a step of one serves any slot: its state is a slot's part of
         the state of all (`slots`)."""
-        c = dataclasses.replace(self.config, rows=rows, **({"batch": batch} if batch > 1 else {}))
+        c = dataclasses.replace(self.config, rows=rows, batch=batch)
         step = _Bound(c, self.placing)
         held = kept([step.lowered], KEPT)
         if self.batch > 1 and batch == 1:

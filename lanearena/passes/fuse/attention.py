@@ -70,6 +70,8 @@ def _group(store: KvStoreOp) -> _Group | None:
         attention.operand("pos"),
     ) != (store.operand("k_cache"), store.operand("v_cache"), pos):
         return None
+    if attention.params["seqs"] != store.params["seqs"]:
+        return None  # (a step the decoder builds never has them differ; the verifier's refusal is the attention's)
     q, k = attention.operand("q"), store.operand("k")
     before = _launches_before(store)
     rope_q, rope_k = _rope_of(before, q), _rope_of(before, k)
@@ -101,8 +103,9 @@ def _fused(group: _Group) -> KernelOp:
     """The one launch that does what `group`'s do."""
     attention, (rope_q, rope_k), store = group.attention, group.ropes, group.store
     heads, kv_heads = attention.params["heads"], attention.params["kv_heads"]
-    window = int(attention.params["window"])
-    seen = min(window, _rows(store.operand("k_cache"))) if window else _rows(store.operand("k_cache"))
+    window, seqs = int(attention.params["window"]), int(store.params["seqs"])
+    length = _positions(store.operand("k_cache"), seqs)
+    seen = min(window, length) if window else length
     rows = _length(store.operand("pos"))
     splits = min(cdiv(seen, CHUNK_GRAIN), cdiv(FILL_BLOCKS, int(kv_heads) * rows))
     params: dict[str, int | float | str] = {
@@ -113,6 +116,8 @@ def _fused(group: _Group) -> KernelOp:
     }
     if window:
         params["window"] = window
+    if seqs > 1:
+        params["seqs"] = seqs
     if isinstance(attention, AttentionI8x2Op):
         params["two_words"] = 1
     plain = Form.PLAIN
@@ -204,8 +209,10 @@ def _length(value: SSAValue) -> int:
     return value.type.length  # type: ignore[attr-defined]  # a lane tensor
 
 
-def _rows(value: SSAValue) -> int:
-    return value.type.dims[0]  # type: ignore[attr-defined]  # a lane tensor
+def _positions(cache: SSAValue, seqs: int) -> int:
+    """The positions a sequence's slot of `cache` holds: its rows, or with several sequences (slot-major) its second
+    dim's."""
+    return cache.type.dims[1 if seqs > 1 else 0]  # type: ignore[attr-defined]  # a lane tensor
 
 
 ATTENTION_PATTERNS: list[RewritePattern] = [FuseAttentionGroup()]
