@@ -269,7 +269,7 @@ class _Decoder:
         # widths 32 does not cut all takes: its matrices f32 then, all of them.
         in_f32 = c.quantized and not mixture_reads_int8(c)
         options: dict[str, int | str] = {} if c.norm_topk else {"gates": "all"}
-        options |= {"f32": 1} if in_f32 else {}
+        options |= ({"f32": 1} if in_f32 else {}) | self.seqs
         # The mixture reads the normed row in f32, as its f32 router does (its kernels take either form).
         h = self.norm(p + "h2", x, gain, (Form.PLAIN,))
         e, f, d = c.experts, c.expert_ffn, c.hidden

@@ -161,6 +161,9 @@ def mixtures(draw, kind: str):
 def deltas(draw):
     hk, ratio, d = draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.sampled_from([8, 32, 64, 128]))
     hv, rows = hk * ratio, draw(st.sampled_from([1, 1, 2, 63, 64, 65, 200]))
+    seqs = draw(st.sampled_from([1, 2, 9])) if rows == 1 else 1  # a batched decode step's: a row a sequence
+    rows *= seqs
+    slots = (seqs,) if seqs > 1 else ()
     t = {
         "qkv": T("qkv", rows, (2 * hk + hv) * d),
         "z": T("z", rows, hv * d),
@@ -168,10 +171,10 @@ def deltas(draw):
         "a_log": W("a", hv),
         "dt_bias": W("dt", hv),
         "gain": W("g", d),
-        "state": T("s", hv, d, d, role=Role.STATE),
+        "state": T("s", *slots, hv, d, d, role=Role.STATE),
         "out": T("out", rows, hv * d),
     }
-    return t, {"key_heads": hk}
+    return t, {"key_heads": hk, **({"seqs": seqs} if seqs > 1 else {})}
 
 
 @st.composite

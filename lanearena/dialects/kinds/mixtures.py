@@ -24,9 +24,9 @@ from lanearena.dialects.kernel import (
     signature,
     written_forms,
 )
-from lanearena.dialects.kinds.common import buffer, cdiv, counter, quantized, works_in_blocks
+from lanearena.dialects.kinds.common import buffer, cdiv, counter, quantized, sequence_rows, works_in_blocks
 from lanearena.dialects.kinds.rows import check_length, check_norm
-from lanearena.model import QBLOCK, Numerics, Scratch
+from lanearena.model import QBLOCK, Form, Numerics, Scratch
 
 _EXPERTS = ("w_router", "w_gate", "w_up", "w_down")
 _FLAGS = (
@@ -37,6 +37,7 @@ _FLAGS = (
     "(`tc` $tc^)?",
     "(`paired` $paired^)?",
     "(`f32` $f32^)?",
+    option("seqs"),
 )
 
 
@@ -47,7 +48,9 @@ class _Mixture(KernelOp):
     router cut along k in `router_split` parts; over a block of rows, on the tensor cores (`tc`), gate and up paired
     in one GEMM that quantizes the hidden rows (`paired`). Under int8 numerics its hidden rows (and a block's
     gathered rows) are quantized, as the seed's are, but with `f32`: a mixture whose widths 32 does not cut multiplies
-    in f32 (its weights f32) in an int8 step."""
+    in f32 (its weights f32) in an int8 step. Over `seqs` sequences' decode rows (a row a sequence), a block's rows
+    are gathered in the form x is read, as each row alone reads it (f32 where plain): every row's result is the one
+    it has alone."""
 
     x_form = read_form()
     experts = count()
@@ -57,6 +60,7 @@ class _Mixture(KernelOp):
     tc = flag()
     paired = flag()
     f32 = flag()
+    seqs = count(1)
     UNQUANTIZED: ClassVar[tuple[str, ...]] = ("w_router",)
 
     def shape(self) -> tuple[int, int, int, int, int]:
@@ -67,6 +71,12 @@ class _Mixture(KernelOp):
     def quantizes_rows(self, numerics: Numerics | None) -> bool:
         """Whether it quantizes its hidden rows (and a block's gathered rows): under int8 numerics, but with `f32`."""
         return numerics is not None and numerics.quantized and self.f32 is None
+
+    def gathers_quantized(self, numerics: Numerics | None) -> bool:
+        """Whether a block's gathered rows are quantized: where it quantizes rows, but over several sequences' rows
+        that read x plain (gathered f32, as each row alone multiplies it)."""
+        plain = self.seqs.value.data > 1 and self.read_form("x") is Form.PLAIN
+        return self.quantizes_rows(numerics) and not plain
 
     def verify_(self) -> None:
         super().verify_()
@@ -89,6 +99,7 @@ class _Mixture(KernelOp):
                 f"x '{self.tensor('x').tensor_name}' of {self.length('x')} values is not rows of w_gate "
                 f"'{self.tensor('w_gate').tensor_name}''s {d} values (k)"
             )
+        sequence_rows(self, self.length("x") // d)
         quant = works_in_blocks(self)
         if quant and d % QBLOCK:
             raise self.fail(
@@ -136,10 +147,11 @@ class _Mixture(KernelOp):
         ]
         if not paired:
             v.append(buffer("h", "f32", choices * dff * 4))
-        if not quant:
+        if not self.gathers_quantized(numerics):
             v.append(buffer("gx", "f32", choices * d * 4))
         else:
             v += quantized(("gq", "gl", "gs"), choices * d, numerics)
+        if quant:
             v += quantized(("hq", "hl", "hs"), choices * dff, numerics)
         if tc and not paired:
             v += [buffer("hg", "f32", choices * dff * 4), buffer("hu", "f32", choices * dff * 4)]

@@ -155,7 +155,7 @@ def batched_calls(op: Mixture, at: Operands) -> list[KernelCall]:
         )
     )
     two = numerics(op).two_words
-    if not op.quantizes_rows(numerics(op)):
+    if not op.gathers_quantized(numerics(op)):
         gathered = (ptr(at.scratch("gx")), NULL, NULL, NULL)
     else:
         if d % QBLOCK:

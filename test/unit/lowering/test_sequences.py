@@ -66,7 +66,7 @@ def test_each_sequence_is_its_prompt_run_alone(name, numerics, prompts):
     got = generate_many(_batched(c), prompts, TOKENS, keep_logits=True)
     for g, (tokens, logits) in zip(got, _alone(c, prompts, TOKENS), strict=True):
         assert g.tokens == tokens and g.stopped == "length"
-        exact = numerics == "int8"
+        exact = numerics == "int8" and name == "tiny"  # a mixture's rows sum in another order: f32 rounding
         np.testing.assert_allclose(np.array(g.logits), logits, rtol=0 if exact else 1e-5, atol=0 if exact else 1e-5)
 
 

@@ -19,7 +19,7 @@ from lanearena.model import Role
 
 
 @dataclass(frozen=True)
-class Sequence_:
+class Prompt:
     """A sequence of a batch: the step it joins at (its slot idle before), and its prompt (then its greedy tokens)."""
 
     start: int
@@ -57,8 +57,12 @@ def _run(step: Placed, weights: dict, state: dict, ids, pos) -> dict[str, np.nda
     return run_step(NumpyDevice(), step.lowered, feeds)
 
 
-def alone(c: DecoderConfig, weights: dict, prompt: Sequence[int], steps: int) -> tuple[list[int], list[np.ndarray]]:
-    """A sequence's `steps` greedy tokens and logits through the one-sequence step, its prompt fed a token a step."""
+Run = tuple[list[int], list[np.ndarray], dict[str, np.ndarray]]
+"""A sequence's greedy tokens and logits, a step each, and the state it leaves."""
+
+
+def alone(c: DecoderConfig, weights: dict, prompt: Sequence[int], steps: int) -> Run:
+    """A sequence's `steps` steps through the one-sequence step, its prompt fed a token a step, then its tokens."""
     step = _placed(c, 1)
     state, tokens, logits = _zero_state(step), [], []
     for j in range(steps):
@@ -67,33 +71,32 @@ def alone(c: DecoderConfig, weights: dict, prompt: Sequence[int], steps: int) ->
         state = {n: got[n] for n in state}
         tokens.append(int(got["token"][0]))
         logits.append(got["logits"].reshape(-1))
-    return tokens, logits
+    return tokens, logits, state
 
 
-def batched(
-    c: DecoderConfig, weights: dict, seqs: Sequence[Sequence_], steps: int
-) -> tuple[list[list[int]], list[list[np.ndarray]]]:
-    """Each sequence's `steps` greedy tokens and logits through the batched step of a row a sequence (row s slot
-    s): its slot idle (token 0, position 0, its results dropped) before it joins, zeroed as it joins."""
+def batched(c: DecoderConfig, weights: dict, seqs: Sequence[Prompt], steps: int) -> list[Run]:
+    """Each sequence's steps through the batched step of a row a sequence (row s slot s), `steps` steps in all: its
+    slot idle (token 0 at position 0, its results dropped) before it joins, zeroed as it joins (as a session zeroes
+    a slot it reuses), then one step a step to the last; and the state each slot is left with."""
     b = len(seqs)
     step = _placed(c, b)
-    state = _zero_state(step)
+    state = {n: v.reshape(b, *v.shape[b > 1 :]) for n, v in _zero_state(step).items()}  # slot-major (b = 1 too)
     tokens: list[list[int]] = [[] for _ in seqs]
     logits: list[list[np.ndarray]] = [[] for _ in seqs]
-    for t in range(max(s.start for s in seqs) + steps):
+    for t in range(steps):
         ids, pos = [], []
         for r, s in enumerate(seqs):
             j = t - s.start
-            if j == 0:  # the slot reused: zeroed, as a session zeroes it
+            if j == 0:
                 for value in state.values():
                     value[r] = 0
-            live = 0 <= j < steps
-            ids.append((s.prompt[j] if j < len(s.prompt) else tokens[r][-1]) if live else 0)
-            pos.append(j if live else 0)
-        got = _run(step, weights, state, ids, pos)
-        state = {n: got[n].copy() for n in state}
+            ids.append((s.prompt[j] if j < len(s.prompt) else tokens[r][-1]) if j >= 0 else 0)
+            pos.append(max(j, 0))
+        got = _run(step, weights, {n: v.reshape(step.step.tensors[n].shape) for n, v in state.items()}, ids, pos)
+        state = {n: got[n].reshape(state[n].shape).copy() for n in state}
+        got["logits"] = got["logits"].reshape(b, -1)
         for r, s in enumerate(seqs):
-            if 0 <= t - s.start < steps:
+            if t >= s.start:
                 tokens[r].append(int(got["token"][r]))
                 logits[r].append(got["logits"][r])
-    return tokens, logits
+    return [(tokens[r], logits[r], {n: v[r] for n, v in state.items()}) for r in range(len(seqs))]

@@ -441,8 +441,9 @@ def as_seed(kind: str, t: dict, p: dict, numerics: str):
             n = t["logits"].shape[-1]
             return ArgMax(n, rows("logits", n))
         case "delta":
-            hv, d = t["state"].shape[0], t["state"].shape[-1]
-            return Delta(hv, d, rows("z", hv * d), 1)
+            seqs = p.get("seqs", 1)  # the seed's rows are a sequence's, of `seqs` sequences
+            hv, d = t["state"].shape[1 if seqs > 1 else 0], t["state"].shape[-1]
+            return Delta(hv, d, rows("z", hv * d) // seqs, seqs)
         case "binary":
             return Binary()
         case "gather":
