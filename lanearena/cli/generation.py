@@ -236,8 +236,8 @@ def asked(args, config: DecoderConfig, config_json: ConfigJson | None) -> Asked:
     config = batched(config, len(prompts))
     wanted = generation(args, config, config_json, DEFAULT_TOKENS)
     n, s = wanted.n, wanted.sampling
-    if wanted.sources["max_new_tokens"] != "flag":  # the directory's default, cut to what its positions hold
-        n = max(0, min(n, config.max_len - longest))
+    if wanted.sources["max_new_tokens"] != "flag":  # a default, cut to the positions the caches can hold
+        n = max(0, min(n, (args.max_len or config.max_len) - longest))
     device = Sampling() if s.on_host else s  # what the step draws by: the arg-max where the host chooses
     sized = dataclasses.replace(
         config,

@@ -19,8 +19,10 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from lanearena.cli import main
 from lanearena.decoding import Sampling, next_token, uniform
+from lanearena.lowering.serving import session as session_module
 
 from ..support.checkpoints import FAMILY_CHANGES, tiny
+from ..support.devices import CountingDevice
 
 QWEN3 = {"do_sample": True, "temperature": 0.6, "top_k": 20, "top_p": 0.95}
 LLAMA_3_2 = {"do_sample": True, "temperature": 0.6, "top_p": 0.9}
@@ -218,6 +220,37 @@ def test_stop_strings_stop_where_transformers_generate_stops(talking, capsys):
             assert report["stopped"] == "stop"
             early += 1
     assert early >= 2
+
+
+def test_a_choice_on_the_host_reads_back_the_logits_and_one_on_the_device_the_token(llama, capsys, monkeypatch):
+    made: list[CountingDevice] = []
+    monkeypatch.setattr(session_module, "new_device", lambda backend: made.append(CountingDevice()) or made[-1])
+    flags = ["--generate", "3", "--ignore-eos", "--seed", "1"]
+    _run(capsys, llama, "--temperature", "0.8", *flags)
+    assert made[-1].reads == [4] * 3
+    for host in (["--temperature", "0.8", "--min-p", "0.1"], ["--repetition-penalty", "1.2"]):
+        _run(capsys, llama, *host, *flags)
+        assert made[-1].reads == [4, 4 * 160] * 3, host
+
+
+@pytest.mark.parametrize("flag", [["--min-p", "0.1"], ["--repetition-penalty", "1.1"], ["--stop", "x"]])
+def test_a_generation_flag_without_a_prompt_is_refused(capsys, flag):
+    assert main(["run", "tiny", "--quiet", *flag]) == 2
+    assert f"{flag[0]} is a flag of generation: give a prompt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flag, message",
+    [
+        (["--min-p", "1.5"], "--min-p must be in [0, 1]"),
+        (["--repetition-penalty", "0"], "--repetition-penalty must be a finite number above 0"),
+        (["--stop", ""], "--stop takes a text to stop at, not ''"),
+        (["--top-k", "-2"], "--top-k must be at least 0"),
+    ],
+)
+def test_a_generation_flag_out_of_range_is_refused(capsys, flag, message):
+    assert main(["run", "tiny", "--quiet", "--prompt-ids", "1", *flag]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_stop_without_a_tokenizer_is_refused(llama, capsys):
