@@ -341,7 +341,7 @@ def test_settings_change_a_shipped_config():
         ('{"layers": 2}', [], "bad.json: missing keys hidden, heads, kv_heads, head_dim, vocab, max_len"),
         ('{\n"layers": 2,\n"hiden": 128}', [], "bad.json:3: unknown key 'hiden' (did you mean 'hidden'?)"),
         (None, [], "bad.json:6: kv_heads 3 does not divide heads 4"),
-        (None, ["kv_heads=1", "head_dim=2"], "bad.json:17: split 2 does not cut heads x head_dim (8) into parts"),
+        (None, ["kv_heads=1", "head_dim=2"], "bad.json:16: split 2 does not cut heads x head_dim (8) into parts"),
         (None, ["layers=two"], "--set layers=two: layers is an integer, not 'two'"),
         (None, ["qk_norm=maybe"], "--set qk_norm=maybe: qk_norm is true or false"),
         (None, ["hidden"], "--set hidden: a setting is key=value"),
