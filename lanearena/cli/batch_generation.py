@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from lanearena.cli.generation import Asked, decode_special, new_session
+from lanearena.cli.generation import Asked, decode_special, new_session, report_head
 from lanearena.frontend.stop_strings import StopStrings
 from lanearena.lowering.serving.sequences import generate_many
 from lanearena.lowering.serving.weights import WeightSource
@@ -41,11 +41,7 @@ def generate_batch(args, run: Asked, weights: WeightSource | None, backend: str,
     generated = sum(len(g.tokens) for g in done)
     assert session.batched is not None  # a session of several sequences
     report: dict = {
-        "config": config.name,
-        "weights": "random" if weights is None else "checkpoint",
-        "numerics": config.numerics,
-        "backend": backend,
-        "max_len": config.max_len,
+        **report_head(config, weights, backend),
         "batch": config.batch,
         "sampling": dataclasses.asdict(run.sampling) if run.sampling.temperature else "greedy",
         **({"generation": run.generation.report()} if run.generation is not None else {}),

@@ -300,11 +300,7 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         except OSError as e:
             raise UserError(f"--logits {args.logits}: cannot write: {e.strerror or e}") from None
     report: dict = {
-        "config": config.name,
-        "weights": "random" if weights is None else "checkpoint",
-        "numerics": config.numerics,
-        "backend": backend,
-        "max_len": config.max_len,
+        **report_head(config, weights, backend),
         "prompt": ids,
         "tokens": tokens,
         "stopped": "eos" if tokens and tokens[-1] in stop else "stop" if until and until.matched else "length",
@@ -322,6 +318,18 @@ def generate(args, run: Asked, weights: WeightSource | None, backend: str, show)
         **speed(t, times, session),
     }
     return report
+
+
+def report_head(config: DecoderConfig, weights: WeightSource | None, backend: str) -> dict:
+    """The first fields of a generation's report: the config, where its weights came from, numerics, backend and the
+    caches' positions."""
+    return {
+        "config": config.name,
+        "weights": "random" if weights is None else "checkpoint",
+        "numerics": config.numerics,
+        "backend": backend,
+        "max_len": config.max_len,
+    }
 
 
 def new_session(args, run: Asked, weights: WeightSource | None, backend: str, show) -> Session:

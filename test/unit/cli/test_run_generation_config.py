@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 import torch
 import transformers
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer
 
 from lanearena.cli import main
 from lanearena.decoding import Sampling, next_token, uniform
 from lanearena.lowering.serving import session as session_module
 
+from ..support.bpe import byte_level_bpe
 from ..support.checkpoints import FAMILY_CHANGES, tiny
 from ..support.devices import CountingDevice
 
@@ -173,26 +174,13 @@ def test_without_a_model_directory_the_defaults_are_neutral(capsys):
     assert (got["top_k"], got["top_p"], got["min_p"]) == (0, 1.0, 0.0) and got["sources"]["top_k"] == "default"
 
 
-CORPUS = [
-    "the cat sat on the mat",
-    "café au lait, naïve résumé",
-    "日本語のテキスト 東京",
-    "stop, stopping",
-    "a😀b 😀😀",
-]
-
-
 @pytest.fixture(scope="module")
 def talking(tmp_path_factory):
     """A tiny Llama of 300 tokens with a byte-level BPE tokenizer of 300 trained here (as Qwen's and Llama-3's are
     byte-level): its greedy text is bytes at random, ASCII among them."""
     directory = tmp_path_factory.mktemp("bpe")
     tiny(directory, vocab_size=300)
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    alphabet = pre_tokenizers.ByteLevel.alphabet()
-    tok.train_from_iterator(CORPUS * 20, trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet))
+    tok = byte_level_bpe()
     assert tok.get_vocab_size() == 300
     tok.save(str(directory / "tokenizer.json"))
     return directory

@@ -9,32 +9,20 @@ import torch
 import transformers
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer
 from transformers.generation.stopping_criteria import StopStringCriteria
 
 from lanearena.frontend.stop_strings import StopStrings
 
+from ..support.bpe import byte_level_bpe
+
 PIECES = ["a", "b", "s", "t", "o", "p", " ", ",", "é", "ï", "日", "本", "😀", "\n", "<|end|>"]
 """What the drawn text is made of: ASCII, characters of two, three and four UTF-8 bytes, a special token."""
-
-CORPUS = [
-    "the cat sat on the mat",
-    "café au lait, naïve résumé",
-    "日本語のテキスト 東京",
-    "stop, stopping",
-    "a😀b 😀😀",
-]
 
 
 @pytest.fixture(scope="module")
 def tokenizer() -> Tokenizer:
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    alphabet = pre_tokenizers.ByteLevel.alphabet()
-    trainer = trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|end|>"])
-    tok.train_from_iterator(CORPUS * 20, trainer)
-    return tok
+    return byte_level_bpe(special=["<|end|>"])
 
 
 _TEXT = st.lists(st.sampled_from(PIECES), min_size=1, max_size=14).map("".join)
